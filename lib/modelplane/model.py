@@ -1,0 +1,273 @@
+"""Domain values the scheduler and the renderers work on.
+
+These are plain frozen dataclasses: the API models in `modelplane.api` parse the wire shapes
+(XRs as dicts) and convert them into these values at the edge, so the core never sees a
+generated or pydantic class. Collections are tuples (ordered, immutable) or Mappings that
+nothing mutates. Numbers are ints; quantities stay strings (Kubernetes Quantity syntax).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Any
+
+
+def _empty() -> Mapping[str, Any]:
+    return MappingProxyType({})
+
+
+class Role(StrEnum):
+    STANDALONE = "Standalone"
+    LEADER = "Leader"
+    WORKER = "Worker"
+
+
+class Phase(StrEnum):
+    PREFILL = "Prefill"
+    DECODE = "Decode"
+
+
+class ServingMode(StrEnum):
+    UNIFIED = "Unified"
+    PREFILL_DECODE = "PrefillDecode"
+
+
+class TaintEffect(StrEnum):
+    NO_SCHEDULE = "NoSchedule"
+    NO_EXECUTE = "NoExecute"
+
+
+class ClaimKind(StrEnum):
+    DRA = "DRA"
+    SYNTHETIC = "Synthetic"
+
+
+class AttributeType(StrEnum):
+    STRING = "string"
+    INT = "int"
+    BOOL = "bool"
+    VERSION = "version"
+
+
+# --- selectors, taints ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LabelSelectorRequirement:
+    key: str
+    operator: str  # In | NotIn | Exists | DoesNotExist
+    values: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LabelSelector:
+    """A Kubernetes LabelSelector; the empty selector matches everything."""
+
+    match_labels: Mapping[str, str] = field(default_factory=_empty)
+    match_expressions: tuple[LabelSelectorRequirement, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Taint:
+    key: str
+    value: str = ""
+    effect: TaintEffect
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Toleration:
+    key: str = ""
+    operator: str = "Equal"  # Equal | Exists
+    value: str = ""
+    effect: TaintEffect | None = None  # None tolerates every effect
+
+
+# --- the deployment ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeviceRequest:
+    """One named device request of a member: `count` devices per node matching every selector."""
+
+    name: str
+    count: int = 1
+    selectors: tuple[str, ...] = ()  # DRA CEL expressions, ANDed
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeviceConstraint:
+    requests: tuple[str, ...] = ()
+    match_attribute: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Member:
+    role: Role
+    worker_nodes: int = 0  # Worker only: worker pods per copy, one per node
+    device_requests: tuple[DeviceRequest, ...] = ()  # empty = no nodeSelector (claims nothing)
+    constraints: tuple[DeviceConstraint, ...] = ()
+    template: Mapping[str, Any] = field(default_factory=_empty)  # curated pod template, raw
+
+    @property
+    def pods_per_copy(self) -> int:
+        return self.worker_nodes if self.role is Role.WORKER else 1
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Parallelism:
+    tensor: int | None = None
+    pipeline: int | None = None
+    data: int | None = None
+    data_local: int | None = None
+    expert: bool | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Engine:
+    name: str
+    copies: int = 1
+    phase: Phase | None = None
+    parallelism: Parallelism | None = None
+    members: tuple[Member, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelRef:
+    uri: str
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Deployment:
+    namespace: str
+    name: str
+    replicas: int
+    engines: tuple[Engine, ...]
+    model: ModelRef | None = None
+    cluster_selector: LabelSelector | None = None  # None = every cluster
+    tolerations: tuple[Toleration, ...] = ()
+    serving_mode: ServingMode = ServingMode.UNIFIED
+    queue: str | None = None
+    priority_class_name: str | None = None
+    template_labels: Mapping[str, str] = field(default_factory=_empty)
+    # labels of the deployment's Namespace, for tenant admission
+    namespace_labels: Mapping[str, str] = field(default_factory=_empty)
+
+
+# --- the fleet --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Attribute:
+    """A typed DRA device attribute (string, int, bool or semantic version)."""
+
+    type: AttributeType
+    value: str | int | bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Device:
+    """A kind of device present on every node of a pool (`count` of them per node)."""
+
+    name: str
+    driver: str
+    claim: ClaimKind = ClaimKind.DRA
+    device_class_name: str | None = None  # required when claim is DRA
+    count: int = 1
+    attributes: Mapping[str, Attribute] = field(default_factory=_empty)
+    capacity: Mapping[str, str] = field(default_factory=_empty)  # name -> Quantity string
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NodePool:
+    name: str
+    nodes: int
+    devices: tuple[Device, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Cluster:
+    name: str
+    labels: Mapping[str, str] = field(default_factory=_empty)
+    taints: tuple[Taint, ...] = ()
+    ready: bool = True
+    allowed_namespaces: tuple[str, ...] | None = None  # None = not restricted by name list
+    allowed_namespace_selector: LabelSelector | None = None
+    provider_config_name: str = ""
+    workload_namespace: str = "modelplane-workloads"
+    default_queue: str = "default"
+    topology: str | None = None
+    pools: tuple[NodePool, ...] = ()
+
+
+# --- placements and replicas ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResolvedDeviceRequest:
+    """A member's device request resolved against a pool's DRA device: what the claim asks for."""
+
+    name: str
+    device_class_name: str
+    count: int
+    selectors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlacedMember:
+    role: Role
+    worker_nodes: int = 0
+    pool: str
+    device_requests: tuple[ResolvedDeviceRequest, ...] = ()  # empty = claimless (zero node cost)
+    constraints: tuple[DeviceConstraint, ...] = ()
+    template: Mapping[str, Any] = field(default_factory=_empty)
+
+    @property
+    def pods_per_copy(self) -> int:
+        return self.worker_nodes if self.role is Role.WORKER else 1
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlacedEngine:
+    name: str
+    copies: int = 1
+    phase: Phase | None = None
+    parallelism: Parallelism | None = None
+    members: tuple[PlacedMember, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelReplica:
+    """One replica: the decision record (ModelReplica XR spec + identity labels).
+
+    Used both ways: observed ModelReplicas feed the ledger and the retain phase; the scheduler's
+    placements become ModelReplicas the function composes and the renderers turn into manifests.
+    """
+
+    namespace: str
+    name: str
+    deployment: str
+    cluster: str
+    index: int
+    engines: tuple[PlacedEngine, ...]
+    provider_config_name: str = ""
+    workload_namespace: str = "modelplane-workloads"
+    model: ModelRef | None = None
+    serving_mode: ServingMode = ServingMode.UNIFIED
+    queue: str = "default"
+    priority_class_name: str | None = None
+    topology: str | None = None
+    labels: Mapping[str, str] = field(default_factory=_empty)  # the deployment's template labels
+    ready: bool = False  # observed Ready condition (observed replicas only)
+
+    def node_cost_by_pool(self) -> Mapping[str, int]:
+        """Nodes this replica holds per pool: pods x copies of every member that claims a DRA device."""
+        cost: dict[str, int] = {}
+        for engine in self.engines:
+            for member in engine.members:
+                if member.device_requests:
+                    cost[member.pool] = cost.get(member.pool, 0) + member.pods_per_copy * engine.copies
+        return MappingProxyType(cost)

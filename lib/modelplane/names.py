@@ -1,0 +1,87 @@
+"""One home for names: API identity, label and annotation keys, condition types and reasons, and
+deterministic derivation of object names.
+
+Every generated name is a DNS label (<= 63 characters, lowercase alphanumerics and '-'), the same
+for the same inputs, and hash-suffixed when it has to be truncated, so distinct inputs keep
+distinct names.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+GROUP = "modelplane.ai"
+VERSION = "v1alpha1"
+API_VERSION = f"{GROUP}/{VERSION}"
+KIND_DEPLOYMENT = "ModelDeployment"
+KIND_REPLICA = "ModelReplica"
+KIND_CLUSTER = "InferenceCluster"
+
+LABEL_DEPLOYMENT = "modelplane.ai/deployment"
+LABEL_CLUSTER = "modelplane.ai/cluster"
+LABEL_REPLICA_INDEX = "modelplane.ai/replica-index"
+LABEL_POOL = "modelplane.ai/pool"
+LABEL_ENGINE = "modelplane.ai/engine"
+LABEL_REPLICA = "modelplane.ai/replica"
+RESERVED_LABEL_PREFIX = "modelplane.ai/"
+
+# Conditions on the ModelDeployment.
+CONDITION_REPLICAS_SCHEDULED = "ReplicasScheduled"
+CONDITION_REPLICAS_READY = "ReplicasReady"
+# Conditions on the ModelReplica.
+CONDITION_REPLICA_RENDERED = "ReplicaRendered"
+CONDITION_REPLICA_READY = "ReplicaReady"
+
+REASON_SCHEDULED = "Scheduled"
+REASON_SCALED_TO_ZERO = "ScaledToZero"
+REASON_INSUFFICIENT_CAPACITY = "InsufficientCapacity"
+REASON_INVALID_NODE_SELECTOR = "InvalidNodeSelector"
+REASON_INVALID_SPEC = "InvalidSpec"
+REASON_NO_CLUSTERS = "NoClusters"
+REASON_WAITING_FOR_CLUSTERS = "WaitingForClusters"
+REASON_ALL_READY = "AllReplicasReady"
+REASON_NOT_ALL_READY = "ReplicasNotReady"
+REASON_RENDERED = "Rendered"
+REASON_CANNOT_RENDER = "CannotRender"
+REASON_READY = "Ready"
+REASON_NOT_READY = "NotReady"
+
+MAX_NAME = 63
+_HASH_LEN = 8
+_INVALID = re.compile(r"[^a-z0-9-]+")
+
+
+def _hash(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:_HASH_LEN]
+
+
+def dns_label(*parts: str | int) -> str:
+    """Join parts with '-' into a DNS label; sanitise, and truncate with a hash suffix past 63 chars.
+
+    The hash covers the raw parts (joined with a separator that cannot appear in them), so two
+    different part lists never share a name even when sanitising or truncation makes them alike.
+    """
+    raw = [str(p) for p in parts]
+    joined = "-".join(raw)
+    clean = _INVALID.sub("-", joined.lower()).strip("-")
+    clean = re.sub(r"-{2,}", "-", clean)
+    if clean == joined and len(clean) <= MAX_NAME:
+        return clean
+    suffix = _hash("\x00".join(raw))
+    head = clean[: MAX_NAME - _HASH_LEN - 1].rstrip("-")
+    return f"{head}-{suffix}" if head else suffix
+
+
+def replica_name(deployment: str, cluster: str, index: int) -> str:
+    """Name of the ModelReplica XR (in the deployment's namespace)."""
+    return dns_label(deployment, cluster, index)
+
+
+def workload_name(namespace: str, deployment: str, index: int, *parts: str) -> str:
+    """Name of an object on a workload cluster, unique per (namespace, deployment, index, parts).
+
+    Deployments of different namespaces share a cluster's workload namespace, so the deployment's
+    namespace is part of every name.
+    """
+    return dns_label(namespace, deployment, index, *parts)

@@ -1,0 +1,93 @@
+"""What the scheduler returns: the desired replicas, what was removed, and a Diagnosis.
+
+The Diagnosis is data; messages are rendered from it. Each rejected cluster carries exactly one
+Status (its first failing filter), whose `reason` is an aggregatable plural phrase and whose
+`detail` holds the specifics, so the histogram in `summary()` sums to the cluster count.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from types import MappingProxyType
+
+from modelplane.model import ModelReplica
+
+
+class Code(StrEnum):
+    FIT = "Fit"
+    UNSCHEDULABLE = "Unschedulable"  # capacity or placement: may fit later
+    UNRESOLVABLE = "Unresolvable"  # the cluster can never host this deployment as specified
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Status:
+    code: Code
+    reason: str = ""  # plural, aggregatable: "had untolerated taints"
+    detail: str = ""  # specific: "taint gpu=maintenance:NoSchedule"
+
+    @property
+    def fits(self) -> bool:
+        return self.code is Code.FIT
+
+
+FIT = Status(code=Code.FIT)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClusterScore:
+    """Why one feasible cluster ranked where it did: each scorer's 0-100 value and the weighted total."""
+
+    cluster: str
+    total: int
+    scores: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RemovedReplica:
+    name: str
+    cluster: str
+    index: int
+    reason: str  # why it left desired state: "scaled down", "cluster deleted", ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Diagnosis:
+    desired: int
+    placed: int
+    total_clusters: int
+    statuses: Mapping[str, Status] = field(default_factory=lambda: MappingProxyType({}))  # cluster -> first failure
+    scores: tuple[ClusterScore, ...] = ()  # of the last bind round, best first
+
+    @property
+    def unplaced(self) -> int:
+        return max(self.desired - self.placed, 0)
+
+    def _availability(self, suffix: str) -> str:
+        rejected = [s for s in self.statuses.values() if not s.fits]
+        head = f"{self.total_clusters - len(rejected)}/{self.total_clusters} clusters are available{suffix}"
+        if not rejected:
+            return head + "."
+        counts = Counter(s.reason for s in rejected)
+        parts = [f"{n} {reason}" for reason, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+        return f"{head}: {', '.join(parts)}."
+
+    def summary(self) -> str:
+        """kube-scheduler style: '0/5 clusters are available: 3 had ..., 2 had ...'."""
+        return self._availability("")
+
+    def message(self) -> str:
+        """The ReplicasScheduled condition message."""
+        if self.unplaced == 0:
+            return f"Scheduled {self.placed} of {self.desired} replicas."
+        return f"Scheduled {self.placed} of {self.desired} replicas; {self._availability(' for the rest')}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScheduleResult:
+    replicas: tuple[ModelReplica, ...]  # the desired set, sorted by (cluster, index)
+    created: frozenset[str]  # names of replicas placed by this call (not retained)
+    removed: tuple[RemovedReplica, ...]
+    diagnosis: Diagnosis
