@@ -1,0 +1,182 @@
+"""InferenceCluster wire models, their conversion into a `model.Cluster`, and the published gpuPools.
+
+Pools come from `status.gpuPools` when the cluster publishes it (Modelplane-compatible: that is
+the schedulable view), else from `spec.nodePools`. A cluster is ready unless it carries a Ready
+condition whose status is "False": a cluster nobody has reported on yet is usable, one that is
+known to be down is not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal, Self
+
+from pydantic import Field, model_validator
+
+from modelplane import model as m
+from modelplane.api._wire import Count, Int, Observed, Quantity, Wire, dump, validate
+from modelplane.api.common import LabelSelector, NameRef, Taint
+from modelplane.api.deployment import DNS_LABEL, metadata
+
+
+class Attribute(Wire):
+    string: str | None = None
+    version: str | None = None
+    bool_: bool | None = Field(default=None, alias="bool")
+    int_: Int | None = Field(default=None, alias="int")
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> Self:
+        if sum(v is not None for v in (self.string, self.version, self.bool_, self.int_)) != 1:
+            msg = "an attribute needs exactly one of string, version, bool, int"
+            raise ValueError(msg)
+        return self
+
+    def to_domain(self) -> m.Attribute:
+        if self.string is not None:
+            return m.Attribute(type=m.AttributeType.STRING, value=self.string)
+        if self.version is not None:
+            return m.Attribute(type=m.AttributeType.VERSION, value=self.version)
+        if self.bool_ is not None:
+            return m.Attribute(type=m.AttributeType.BOOL, value=self.bool_)
+        assert self.int_ is not None  # guaranteed by _exactly_one
+        return m.Attribute(type=m.AttributeType.INT, value=self.int_)
+
+
+class Capacity(Wire):
+    value: Quantity
+
+
+class Device(Wire):
+    name: str = Field(min_length=1, max_length=63)
+    driver: str = Field(min_length=1, max_length=253)
+    claim: Literal["DRA", "Synthetic"] = "DRA"
+    device_class_name: str | None = Field(default=None, max_length=253)
+    count: Count = 1
+    attributes: dict[str, Attribute] | None = Field(default=None, max_length=32)
+    capacity: dict[str, Capacity] | None = Field(default=None, max_length=32)
+
+    @model_validator(mode="after")
+    def _class_for_dra(self) -> Self:
+        if self.claim == "DRA" and not self.device_class_name:
+            msg = "a DRA device needs a deviceClassName"
+            raise ValueError(msg)
+        return self
+
+    def to_domain(self) -> m.Device:
+        return m.Device(
+            name=self.name,
+            driver=self.driver,
+            claim=m.ClaimKind(self.claim),
+            device_class_name=self.device_class_name,
+            count=self.count,
+            attributes={k: a.to_domain() for k, a in sorted((self.attributes or {}).items())},
+            capacity={k: c.value for k, c in sorted((self.capacity or {}).items())},
+        )
+
+
+class NodePool(Wire):
+    name: str = Field(min_length=1, max_length=63, pattern=DNS_LABEL)
+    nodes: Int = Field(default=0, ge=0)
+    devices: tuple[Device, ...] | None = Field(default=None, max_length=16)
+
+    @model_validator(mode="after")
+    def _unique_devices(self) -> Self:
+        names = [d.name for d in self.devices or ()]
+        if len(set(names)) != len(names):
+            msg = f"device names must be unique: {', '.join(names)}"
+            raise ValueError(msg)
+        return self
+
+    def to_domain(self) -> m.NodePool:
+        return m.NodePool(
+            name=self.name,
+            nodes=self.nodes,
+            devices=tuple(d.to_domain() for d in sorted(self.devices or (), key=lambda d: d.name)),
+        )
+
+
+def _unique_pools(pools: tuple[NodePool, ...] | None) -> None:
+    names = [p.name for p in pools or ()]
+    if len(set(names)) != len(names):
+        msg = f"node pool names must be unique: {', '.join(names)}"
+        raise ValueError(msg)
+
+
+class Kai(Wire):
+    default_queue: str = Field(default="default", min_length=1)
+    topology: str | None = None
+
+
+class ClusterSpec(Wire):
+    taints: tuple[Taint, ...] | None = Field(default=None, max_length=32)
+    allowed_namespaces: tuple[str, ...] | None = Field(default=None, max_length=256)
+    allowed_namespace_selector: LabelSelector | None = None
+    provider_config_ref: NameRef | None = None
+    workload_namespace: str = Field(default="modelplane-workloads", min_length=1, max_length=63, pattern=DNS_LABEL)
+    kai: Kai | None = None
+    node_pools: tuple[NodePool, ...] | None = Field(default=None, max_length=16)
+    crossplane: dict[str, Any] | None = None  # Crossplane's own machinery on observed XRs
+
+    @model_validator(mode="after")
+    def _unique(self) -> Self:
+        _unique_pools(self.node_pools)
+        keys = [(t.key, t.effect) for t in self.taints or ()]
+        if len(set(keys)) != len(keys):
+            msg = "taints must be unique by (key, effect)"
+            raise ValueError(msg)
+        return self
+
+
+class Condition(Observed):
+    type: str
+    status: str
+
+
+class ClusterStatus(Observed):
+    gpu_pools: tuple[NodePool, ...] | None = None
+    provider_config_ref: NameRef | None = None  # Modelplane publishes the ProviderConfig here
+    conditions: tuple[Condition, ...] | None = None
+
+    @model_validator(mode="after")
+    def _unique(self) -> Self:
+        _unique_pools(self.gpu_pools)
+        return self
+
+
+def parse_cluster(obj: Mapping[str, Any]) -> m.Cluster:
+    """An InferenceCluster XR (as a dict) as a `model.Cluster`; raises SpecError naming the bad field."""
+    meta = metadata(obj)
+    spec = validate(ClusterSpec, obj.get("spec") or {}, "spec")
+    status = validate(ClusterStatus, obj.get("status") or {}, "status")
+    pools = status.gpu_pools if status.gpu_pools is not None else spec.node_pools
+    provider = spec.provider_config_ref or status.provider_config_ref
+    kai = spec.kai or Kai()
+    allowed = spec.allowed_namespaces
+    return m.Cluster(
+        name=str(meta["name"]),
+        labels=dict(meta.get("labels") or {}),
+        taints=tuple(t.to_domain() for t in spec.taints or ()),
+        ready=not any(c.type == "Ready" and c.status == "False" for c in status.conditions or ()),
+        allowed_namespaces=tuple(sorted(allowed)) if allowed is not None else None,
+        allowed_namespace_selector=spec.allowed_namespace_selector.to_domain()
+        if spec.allowed_namespace_selector
+        else None,
+        provider_config_name=provider.name if provider else "",
+        workload_namespace=spec.workload_namespace,
+        default_queue=kai.default_queue,
+        topology=kai.topology or None,
+        pools=tuple(p.to_domain() for p in sorted(pools or (), key=lambda p: p.name)),
+    )
+
+
+def gpu_pools_status(cluster_obj: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """`status.gpuPools` as the IC Composition publishes it: spec.nodePools, defaults filled, sorted by name."""
+    spec = validate(ClusterSpec, cluster_obj.get("spec") or {}, "spec")
+    pools = sorted(spec.node_pools or (), key=lambda p: p.name)
+    out: list[dict[str, Any]] = []
+    for pool in pools:
+        devices = sorted(pool.devices or (), key=lambda d: d.name)
+        published = pool.model_copy(update={"devices": tuple(devices)})
+        out.append(dump(published))
+    return out

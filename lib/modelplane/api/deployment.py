@@ -1,0 +1,211 @@
+"""ModelDeployment wire models and their conversion into a `model.Deployment`.
+
+The shape rules the XRD enforces with CEL are re-checked here, because `crossplane render` and
+tests feed XRs that never went through admission.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal, Self
+
+from pydantic import Field, field_validator, model_validator
+
+from modelplane import model as m
+from modelplane.api._wire import Count, Int, Wire, maybe, validate
+from modelplane.api.common import (
+    DeviceConstraint,
+    LabelSelector,
+    ModelSpec,
+    Parallelism,
+    Serving,
+    Toleration,
+    Worker,
+)
+from modelplane.api.model_ref import derive_model
+from modelplane.api.pod import PodTemplate, reject_reserved
+from modelplane.errors import SpecError
+
+DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+
+
+class CelSelector(Wire):
+    cel: str = Field(min_length=1)
+
+
+class DeviceRequest(Wire):
+    name: str = Field(min_length=1, max_length=63, pattern=DNS_LABEL)
+    count: Count = Field(default=1, le=64)
+    selectors: tuple[CelSelector, ...] = Field(min_length=1, max_length=8)
+
+    def to_domain(self) -> m.DeviceRequest:
+        return m.DeviceRequest(name=self.name, count=self.count, selectors=tuple(s.cel for s in self.selectors))
+
+
+class NodeSelector(Wire):
+    devices: tuple[DeviceRequest, ...] = Field(min_length=1, max_length=16)
+    constraints: tuple[DeviceConstraint, ...] | None = Field(default=None, max_length=8)
+
+    @model_validator(mode="after")
+    def _unique_and_known(self) -> Self:
+        names = [d.name for d in self.devices]
+        if len(set(names)) != len(names):
+            msg = f"device request names must be unique: {', '.join(names)}"
+            raise ValueError(msg)
+        for c in self.constraints or ():
+            unknown = sorted(set(c.requests or ()) - set(names))
+            if unknown:
+                msg = f"constraint names unknown device requests: {', '.join(unknown)}"
+                raise ValueError(msg)
+        return self
+
+
+class Member(Wire):
+    role: Literal["Standalone", "Leader", "Worker"] = "Standalone"
+    worker: Worker | None = None
+    node_selector: NodeSelector | None = None
+    template: PodTemplate
+
+    @model_validator(mode="after")
+    def _worker_only_on_worker(self) -> Self:
+        if self.worker is not None and self.role != "Worker":
+            msg = f"worker may only be set on a Worker member, not {self.role}"
+            raise ValueError(msg)
+        return self
+
+    def to_domain(self) -> m.Member:
+        return m.Member(
+            role=m.Role(self.role),
+            worker_nodes=worker_nodes(self.role, self.worker),
+            device_requests=tuple(d.to_domain() for d in self.node_selector.devices) if self.node_selector else (),
+            constraints=tuple(c.to_domain() for c in (self.node_selector.constraints or ()))
+            if self.node_selector
+            else (),
+            template=self.template.model_dump(mode="json", by_alias=True, exclude_none=True),
+        )
+
+
+def worker_nodes(role: str, worker: Worker | None) -> int:
+    if role != "Worker":
+        return 0
+    return worker.nodes if worker else Worker().nodes
+
+
+def check_member_roles(roles: list[str]) -> None:
+    """An engine is one Standalone member, or one Leader plus one Worker."""
+    if roles == ["Standalone"] or sorted(roles) == ["Leader", "Worker"]:
+        return
+    msg = f"members must be one Standalone, or one Leader and one Worker; got {', '.join(roles) or 'none'}"
+    raise ValueError(msg)
+
+
+class Engine(Wire):
+    name: str = Field(min_length=1, max_length=63, pattern=DNS_LABEL)
+    copies: Count = Field(default=1, le=64)
+    phase: Literal["Prefill", "Decode"] | None = None
+    parallelism: Parallelism | None = None
+    members: tuple[Member, ...] = Field(min_length=1, max_length=2)
+
+    @model_validator(mode="after")
+    def _shape(self) -> Self:
+        check_member_roles([x.role for x in self.members])
+        if not any(x.node_selector for x in self.members):
+            msg = "at least one member of an engine needs a nodeSelector"
+            raise ValueError(msg)
+        return self
+
+    def to_domain(self) -> m.Engine:
+        return m.Engine(
+            name=self.name,
+            copies=self.copies,
+            phase=maybe(self.phase, m.Phase),
+            parallelism=maybe(self.parallelism, Parallelism.to_domain),
+            members=tuple(x.to_domain() for x in self.members),
+        )
+
+
+class Scheduling(Wire):
+    queue: str | None = None
+    priority_class_name: str | None = None
+
+
+def check_phases(mode: str, phases: list[str | None]) -> None:
+    """PrefillDecode: exactly one Prefill and one Decode engine and nothing else; Unified: no phases."""
+    if mode == "PrefillDecode":
+        if sorted(p or "" for p in phases) != ["Decode", "Prefill"]:
+            msg = "PrefillDecode serving needs exactly two engines, one with phase Prefill and one with phase Decode"
+            raise ValueError(msg)
+    elif any(phases):
+        msg = "engine phase may only be set when serving.mode is PrefillDecode"
+        raise ValueError(msg)
+
+
+class TemplateSpec(Wire):
+    model: ModelSpec | None = None
+    cluster_selector: LabelSelector | None = None
+    tolerations: tuple[Toleration, ...] | None = Field(default=None, max_length=32)
+    serving: Serving | None = None
+    scheduling: Scheduling | None = None
+    engines: tuple[Engine, ...] = Field(min_length=1, max_length=8)
+
+    @model_validator(mode="after")
+    def _engines(self) -> Self:
+        names = [e.name for e in self.engines]
+        if len(set(names)) != len(names):
+            msg = f"engine names must be unique: {', '.join(names)}"
+            raise ValueError(msg)
+        check_phases((self.serving or Serving()).mode, [e.phase for e in self.engines])
+        return self
+
+
+class TemplateMetadata(Wire):
+    labels: dict[str, str] | None = Field(default=None, max_length=32)
+
+    @field_validator("labels")
+    @classmethod
+    def _no_reserved(cls, labels: dict[str, str] | None) -> dict[str, str] | None:
+        return reject_reserved(labels)
+
+
+class Template(Wire):
+    metadata: TemplateMetadata | None = None
+    spec: TemplateSpec
+
+
+class DeploymentSpec(Wire):
+    replicas: Int = Field(default=1, ge=0)
+    template: Template
+    crossplane: dict[str, Any] | None = None  # Crossplane's own machinery on observed XRs
+
+
+def parse_deployment(obj: Mapping[str, Any], *, namespace_labels: Mapping[str, str] | None = None) -> m.Deployment:
+    """A ModelDeployment XR (as a dict) as a `model.Deployment`; raises SpecError naming the bad field."""
+    meta = metadata(obj)
+    spec = validate(DeploymentSpec, obj.get("spec"), "spec")
+    tpl = spec.template.spec
+    serving = tpl.serving or Serving()
+    scheduling = tpl.scheduling or Scheduling()
+    engines = tuple(e.to_domain() for e in tpl.engines)
+    return m.Deployment(
+        namespace=str(meta.get("namespace") or "default"),
+        name=str(meta["name"]),
+        replicas=spec.replicas,
+        engines=engines,
+        model=tpl.model.to_domain() if tpl.model else derive_model(engines, m.ServingMode(serving.mode)),
+        cluster_selector=maybe(tpl.cluster_selector, LabelSelector.to_domain),
+        tolerations=tuple(t.to_domain() for t in tpl.tolerations or ()),
+        serving_mode=m.ServingMode(serving.mode),
+        queue=scheduling.queue or None,
+        priority_class_name=scheduling.priority_class_name or None,
+        template_labels=dict((spec.template.metadata or TemplateMetadata()).labels or {}),
+        namespace_labels=dict(namespace_labels or {}),
+    )
+
+
+def metadata(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The object's metadata; a missing name is a SpecError."""
+    meta: Any = obj.get("metadata") or {}
+    if not isinstance(meta, Mapping) or not meta.get("name"):  # pyright: ignore[reportUnknownMemberType]
+        msg = "metadata.name: required"
+        raise SpecError(msg)
+    return meta  # pyright: ignore[reportUnknownVariableType]

@@ -1,0 +1,107 @@
+"""The curated pod template of a member: metadata, one container named `engine`, pull secrets.
+
+Kept closed on purpose: the renderer owns everything else in the pod (scheduler, node selector,
+claims, tolerations), so a field the user could set here would be silently overridden there.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Self
+
+from pydantic import Field, field_validator, model_validator
+
+from modelplane.api._wire import Int, Quantity, Wire
+from modelplane.names import RESERVED_LABEL_PREFIX
+
+
+class KeyRef(Wire):
+    name: str = Field(min_length=1)
+    key: str = Field(min_length=1)
+    optional: bool | None = None
+
+
+class FieldRef(Wire):
+    field_path: str = Field(min_length=1)
+    api_version: str | None = None
+
+
+class EnvSource(Wire):
+    secret_key_ref: KeyRef | None = None
+    config_map_key_ref: KeyRef | None = None
+    field_ref: FieldRef | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> Self:
+        if sum(x is not None for x in (self.secret_key_ref, self.config_map_key_ref, self.field_ref)) != 1:
+            msg = "valueFrom needs exactly one of secretKeyRef, configMapKeyRef, fieldRef"
+            raise ValueError(msg)
+        return self
+
+
+class EnvVar(Wire):
+    name: str = Field(min_length=1)
+    value: str | None = None
+    value_from: EnvSource | None = None
+
+    @model_validator(mode="after")
+    def _value_or_source(self) -> Self:
+        if self.value is not None and self.value_from is not None:
+            msg = "env var takes value or valueFrom, not both"
+            raise ValueError(msg)
+        return self
+
+
+class ContainerPort(Wire):
+    name: str | None = None
+    container_port: Int = Field(ge=1, le=65535)
+    protocol: Literal["TCP", "UDP", "SCTP"] | None = None
+
+
+class Resources(Wire):
+    limits: dict[str, Quantity] | None = None
+    requests: dict[str, Quantity] | None = None
+
+
+class Container(Wire):
+    name: Literal["engine"]
+    image: str = Field(min_length=1)
+    command: tuple[str, ...] | None = None
+    args: tuple[str, ...] | None = None
+    env: tuple[EnvVar, ...] | None = None
+    resources: Resources | None = None
+    ports: tuple[ContainerPort, ...] | None = None
+
+
+class PodSpec(Wire):
+    containers: tuple[Container, ...] = Field(min_length=1, max_length=1)  # one container, named engine
+    image_pull_secrets: tuple[NameRefItem, ...] | None = None
+
+
+class NameRefItem(Wire):
+    name: str = Field(min_length=1)
+
+
+class PodMetadata(Wire):
+    labels: dict[str, str] | None = None
+    annotations: dict[str, str] | None = None
+
+    @field_validator("labels")
+    @classmethod
+    def _no_reserved(cls, labels: dict[str, str] | None) -> dict[str, str] | None:
+        return reject_reserved(labels)
+
+
+class PodTemplate(Wire):
+    metadata: PodMetadata | None = None
+    spec: PodSpec
+
+
+def reject_reserved(labels: dict[str, str] | None) -> dict[str, str] | None:
+    reserved = sorted(k for k in labels or {} if k.startswith(RESERVED_LABEL_PREFIX))
+    if reserved:
+        msg = f"label keys under {RESERVED_LABEL_PREFIX} are reserved: {', '.join(reserved)}"
+        raise ValueError(msg)
+    return labels
+
+
+PodSpec.model_rebuild()

@@ -1,0 +1,224 @@
+"""ModelReplica wire models: the observed XR as a `model.ModelReplica`, and the desired XR from one.
+
+`replica_manifest` writes only the fields the scheduler owns (no status, no spec.crossplane), so
+`parse_replica(replica_manifest(r)) == r` for every replica whose templates are already in wire
+form (what `parse_deployment` produces). Identity lives in the labels: deployment, cluster and
+replica index; the remaining labels of an observed replica are the deployment's template labels
+(labels under modelplane.ai/ and crossplane.io/ are machinery and not carried over).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal, Self
+
+from pydantic import Field, model_validator
+
+from modelplane import model as m
+from modelplane.api._wire import Count, Observed, Wire, dump, maybe, validate
+from modelplane.api.cluster import Condition
+from modelplane.api.common import DeviceConstraint, ModelSpec, NameRef, Parallelism, Serving, Worker
+from modelplane.api.deployment import DNS_LABEL, check_member_roles, check_phases, metadata, worker_nodes
+from modelplane.api.pod import PodTemplate
+from modelplane.errors import SpecError
+from modelplane.names import (
+    API_VERSION,
+    KIND_REPLICA,
+    LABEL_CLUSTER,
+    LABEL_DEPLOYMENT,
+    LABEL_REPLICA_INDEX,
+    RESERVED_LABEL_PREFIX,
+)
+
+_MACHINERY_PREFIXES = (RESERVED_LABEL_PREFIX, "crossplane.io/")
+
+
+class CelExpression(Wire):
+    expression: str = Field(min_length=1)
+
+
+class ResolvedSelector(Wire):
+    cel: CelExpression
+
+
+class ResolvedDeviceRequest(Wire):
+    name: str = Field(min_length=1, max_length=63, pattern=DNS_LABEL)
+    device_class_name: str = Field(min_length=1, max_length=253)
+    count: Count = Field(default=1, le=64)
+    selectors: tuple[ResolvedSelector, ...] | None = Field(default=None, max_length=8)
+
+    def to_domain(self) -> m.ResolvedDeviceRequest:
+        return m.ResolvedDeviceRequest(
+            name=self.name,
+            device_class_name=self.device_class_name,
+            count=self.count,
+            selectors=tuple(s.cel.expression for s in self.selectors or ()),
+        )
+
+    @classmethod
+    def from_domain(cls, r: m.ResolvedDeviceRequest) -> ResolvedDeviceRequest:
+        selectors = tuple(ResolvedSelector(cel=CelExpression(expression=s)) for s in r.selectors)
+        return cls(name=r.name, device_class_name=r.device_class_name, count=r.count, selectors=selectors or None)
+
+
+class ReplicaMember(Wire):
+    role: Literal["Standalone", "Leader", "Worker"] = "Standalone"
+    worker: Worker | None = None
+    node_pool_name: str = Field(min_length=1, max_length=63)
+    device_requests: tuple[ResolvedDeviceRequest, ...] | None = Field(default=None, max_length=16)
+    constraints: tuple[DeviceConstraint, ...] | None = Field(default=None, max_length=8)
+    template: PodTemplate
+
+    @model_validator(mode="after")
+    def _worker_only_on_worker(self) -> Self:
+        if self.worker is not None and self.role != "Worker":
+            msg = f"worker may only be set on a Worker member, not {self.role}"
+            raise ValueError(msg)
+        return self
+
+    def to_domain(self) -> m.PlacedMember:
+        return m.PlacedMember(
+            role=m.Role(self.role),
+            worker_nodes=worker_nodes(self.role, self.worker),
+            pool=self.node_pool_name,
+            device_requests=tuple(r.to_domain() for r in self.device_requests or ()),
+            constraints=tuple(c.to_domain() for c in self.constraints or ()),
+            template=dump(self.template),
+        )
+
+    @classmethod
+    def from_domain(cls, p: m.PlacedMember) -> ReplicaMember:
+        return cls(
+            role=p.role.value,
+            worker=Worker(nodes=p.worker_nodes) if p.role is m.Role.WORKER else None,
+            node_pool_name=p.pool,
+            device_requests=tuple(ResolvedDeviceRequest.from_domain(r) for r in p.device_requests) or None,
+            constraints=tuple(DeviceConstraint.from_domain(c) for c in p.constraints) or None,
+            template=PodTemplate.model_validate(p.template),
+        )
+
+
+class ReplicaEngine(Wire):
+    name: str = Field(min_length=1, max_length=63, pattern=DNS_LABEL)
+    copies: Count = Field(default=1, le=64)
+    phase: Literal["Prefill", "Decode"] | None = None
+    parallelism: Parallelism | None = None
+    members: tuple[ReplicaMember, ...] = Field(min_length=1, max_length=2)
+
+    @model_validator(mode="after")
+    def _shape(self) -> Self:
+        check_member_roles([x.role for x in self.members])
+        return self
+
+    def to_domain(self) -> m.PlacedEngine:
+        return m.PlacedEngine(
+            name=self.name,
+            copies=self.copies,
+            phase=maybe(self.phase, m.Phase),
+            parallelism=maybe(self.parallelism, Parallelism.to_domain),
+            members=tuple(x.to_domain() for x in self.members),
+        )
+
+    @classmethod
+    def from_domain(cls, e: m.PlacedEngine) -> ReplicaEngine:
+        return cls(
+            name=e.name,
+            copies=e.copies,
+            phase=e.phase.value if e.phase else None,
+            parallelism=maybe(e.parallelism, Parallelism.from_domain),
+            members=tuple(ReplicaMember.from_domain(x) for x in e.members),
+        )
+
+
+class ReplicaScheduling(Wire):
+    queue: str = Field(min_length=1)
+    priority_class_name: str | None = None
+    topology: str | None = None
+
+
+class ReplicaSpec(Wire):
+    cluster_name: str = Field(min_length=1, max_length=253)
+    provider_config_ref: NameRef | None = None
+    workload_namespace: str = Field(default="modelplane-workloads", min_length=1, max_length=63, pattern=DNS_LABEL)
+    model: ModelSpec | None = None
+    serving: Serving | None = None
+    scheduling: ReplicaScheduling = Field(default_factory=lambda: ReplicaScheduling(queue="default"))
+    engines: tuple[ReplicaEngine, ...] = Field(min_length=1, max_length=8)
+    crossplane: dict[str, Any] | None = None  # Crossplane's own machinery on observed XRs
+
+    @model_validator(mode="after")
+    def _engines(self) -> Self:
+        names = [e.name for e in self.engines]
+        if len(set(names)) != len(names):
+            msg = f"engine names must be unique: {', '.join(names)}"
+            raise ValueError(msg)
+        check_phases((self.serving or Serving()).mode, [e.phase for e in self.engines])
+        return self
+
+
+class ReplicaStatus(Observed):
+    conditions: tuple[Condition, ...] | None = None
+
+
+def parse_replica(obj: Mapping[str, Any]) -> m.ModelReplica:
+    """An observed ModelReplica XR (as a dict) as a `model.ModelReplica`; SpecError names the bad field."""
+    meta = metadata(obj)
+    labels: Mapping[str, str] = meta.get("labels") or {}
+    spec = validate(ReplicaSpec, obj.get("spec"), "spec")
+    status = validate(ReplicaStatus, obj.get("status") or {}, "status")
+    deployment = labels.get(LABEL_DEPLOYMENT)
+    if not deployment:
+        msg = f"metadata.labels[{LABEL_DEPLOYMENT}]: required"
+        raise SpecError(msg)
+    scheduling = spec.scheduling
+    return m.ModelReplica(
+        namespace=str(meta.get("namespace") or "default"),
+        name=str(meta["name"]),
+        deployment=deployment,
+        cluster=labels.get(LABEL_CLUSTER) or spec.cluster_name,
+        index=_index(labels.get(LABEL_REPLICA_INDEX)),
+        engines=tuple(e.to_domain() for e in spec.engines),
+        provider_config_name=spec.provider_config_ref.name if spec.provider_config_ref else "",
+        workload_namespace=spec.workload_namespace,
+        model=maybe(spec.model, ModelSpec.to_domain),
+        serving_mode=m.ServingMode((spec.serving or Serving()).mode),
+        queue=scheduling.queue,
+        priority_class_name=scheduling.priority_class_name or None,
+        topology=scheduling.topology or None,
+        labels={k: v for k, v in sorted(labels.items()) if not k.startswith(_MACHINERY_PREFIXES)},
+        ready=any(c.type == "Ready" and c.status == "True" for c in status.conditions or ()),
+    )
+
+
+def _index(value: str | None) -> int:
+    if value is None or not value.isdigit():
+        msg = f"metadata.labels[{LABEL_REPLICA_INDEX}]: must be a non-negative integer, got {value!r}"
+        raise SpecError(msg)
+    return int(value)
+
+
+def replica_manifest(replica: m.ModelReplica) -> dict[str, Any]:
+    """The desired ModelReplica XR: identity labels plus the spec fields the scheduler owns (no status)."""
+    spec = ReplicaSpec(
+        cluster_name=replica.cluster,
+        provider_config_ref=NameRef(name=replica.provider_config_name) if replica.provider_config_name else None,
+        workload_namespace=replica.workload_namespace,
+        model=maybe(replica.model, ModelSpec.from_domain),
+        serving=Serving(mode=replica.serving_mode.value),
+        scheduling=ReplicaScheduling(
+            queue=replica.queue, priority_class_name=replica.priority_class_name, topology=replica.topology
+        ),
+        engines=tuple(ReplicaEngine.from_domain(e) for e in replica.engines),
+    )
+    labels = {
+        **{k: v for k, v in replica.labels.items() if not k.startswith(_MACHINERY_PREFIXES)},
+        LABEL_DEPLOYMENT: replica.deployment,
+        LABEL_CLUSTER: replica.cluster,
+        LABEL_REPLICA_INDEX: str(replica.index),
+    }
+    return {
+        "apiVersion": API_VERSION,
+        "kind": KIND_REPLICA,
+        "metadata": {"name": replica.name, "namespace": replica.namespace, "labels": dict(sorted(labels.items()))},
+        "spec": dump(spec),
+    }
