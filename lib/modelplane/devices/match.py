@@ -1,0 +1,201 @@
+"""Member -> node pool device matching (design §4 item 6).
+
+A member's device requests share one node: each request takes `count` devices of ONE device
+kind of the pool that satisfies all its selectors, and a kind's per-node `count` is a budget
+shared by every request assigned to it. The assignment is found by an exact search (dynamic
+programming over requests x remaining budgets), never greedy first-fit, so overlapping requests
+never reject a feasible pool. Among feasible assignments the one resolving the most requests
+to DRA devices wins; ties go to the smallest device names in request order. A member with
+requests must resolve at least one DRA device on the pool; a member without requests is
+claimless and matches any pool at zero cost.
+
+A `DeviceMatcher` lives for one scheduling pass and memoises everything: selector results per
+(device content, expression) -- so identical device kinds across hundreds of clusters cost one
+CEL evaluation per selector -- and member results per (requests, pool content).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from modelplane.devices.cel import CelCompileError, CompiledSelector, compile_selector, device_activation
+from modelplane.errors import InvalidNodeSelectorError
+from modelplane.model import ClaimKind, Deployment, Device, DeviceRequest, Member, NodePool, ResolvedDeviceRequest
+
+# Rather than evaluate, an unparsable device (bad quantity or version) never matches.
+_UNUSABLE = object()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MemberMatch:
+    """How a member's device requests resolve on one pool."""
+
+    resolved: tuple[ResolvedDeviceRequest, ...]  # DRA-resolved requests, in the member's request order
+
+
+_CLAIMLESS = MemberMatch(resolved=())
+
+
+class DeviceMatcher:
+    """Device matching for one scheduling pass, memoised."""
+
+    def __init__(self) -> None:
+        self._evaluations = 0
+        self._fingerprints: dict[int, tuple[Device, Hashable]] = {}
+        self._activations: dict[Hashable, Any] = {}
+        self._results: dict[tuple[Hashable, str], bool] = {}
+        self._members: dict[tuple[tuple[DeviceRequest, ...], Hashable], MemberMatch | None] = {}
+
+    @property
+    def cel_evaluations(self) -> int:
+        """CEL evaluations actually performed (memo hits excluded)."""
+        return self._evaluations
+
+    def validate(self, deployment: Deployment) -> None:
+        """Compile every selector of the deployment; raise InvalidNodeSelectorError on the first bad one."""
+        for engine in deployment.engines:
+            for member in engine.members:
+                for request in member.device_requests:
+                    for expression in request.selectors:
+                        try:
+                            compile_selector(expression)
+                        except CelCompileError as error:
+                            raise InvalidNodeSelectorError(
+                                engine=engine.name, role=member.role.value, request=request.name, detail=error.detail
+                            ) from error
+
+    def match_member(self, member: Member, pool: NodePool) -> MemberMatch | None:
+        """The member's best device assignment on the pool, or None when it cannot be placed there."""
+        if not member.device_requests:
+            return _CLAIMLESS
+        kinds = tuple(sorted(pool.devices, key=lambda device: device.name))
+        key = (member.device_requests, tuple((self._fingerprint(kind), _kind_key(kind)) for kind in kinds))
+        if key not in self._members:
+            self._members[key] = self._match(member.device_requests, kinds)
+        return self._members[key]
+
+    def selector_matches(self, selector: CompiledSelector, device: Device) -> bool:
+        """Memoised evaluation of one selector against one device's content."""
+        fingerprint = self._fingerprint(device)
+        key = (fingerprint, selector.expression)
+        result = self._results.get(key)
+        if result is None:
+            activation = self._activation(fingerprint, device)
+            if activation is _UNUSABLE:
+                result = False
+            else:
+                self._evaluations += 1
+                result = selector.evaluate_activation(activation)
+            self._results[key] = result
+        return result
+
+    def _match(self, requests: tuple[DeviceRequest, ...], kinds: tuple[Device, ...]) -> MemberMatch | None:
+        usable = tuple(kind for kind in kinds if kind.claim is ClaimKind.SYNTHETIC or kind.device_class_name)
+        candidates = tuple(
+            tuple(index for index, kind in enumerate(usable) if self._request_fits(request, kind))
+            for request in requests
+        )
+        if not all(candidates):
+            return None
+        assignment = _best_assignment(
+            tuple(request.count for request in requests),
+            candidates,
+            tuple(kind.count for kind in usable),
+            tuple(kind.claim is ClaimKind.DRA for kind in usable),
+        )
+        if assignment is None:
+            return None
+        resolved = tuple(
+            ResolvedDeviceRequest(
+                name=request.name,
+                device_class_name=usable[index].device_class_name or "",
+                count=request.count,
+                selectors=request.selectors,
+            )
+            for request, index in zip(requests, assignment, strict=True)
+            if usable[index].claim is ClaimKind.DRA
+        )
+        return MemberMatch(resolved=resolved) if resolved else None
+
+    def _request_fits(self, request: DeviceRequest, kind: Device) -> bool:
+        if kind.count < request.count:
+            return False
+        # Selectors were validated up front; one that does not compile simply matches nothing here.
+        try:
+            selectors = [compile_selector(expression) for expression in request.selectors]
+        except CelCompileError:
+            return False
+        return all(self.selector_matches(selector, kind) for selector in selectors)
+
+    def _fingerprint(self, device: Device) -> Hashable:
+        entry = self._fingerprints.get(id(device))
+        if entry is None or entry[0] is not device:
+            fingerprint = (
+                device.driver,
+                tuple(sorted((key, attr.type.value, attr.value) for key, attr in device.attributes.items())),
+                tuple(sorted(device.capacity.items())),
+            )
+            entry = (device, fingerprint)
+            self._fingerprints[id(device)] = entry
+        return entry[1]
+
+    def _activation(self, fingerprint: Hashable, device: Device) -> Any:
+        if fingerprint not in self._activations:
+            activation = device_activation(device)
+            self._activations[fingerprint] = _UNUSABLE if activation is None else activation
+        return self._activations[fingerprint]
+
+
+def _kind_key(kind: Device) -> Hashable:
+    return (kind.name, kind.claim, kind.device_class_name, kind.count)
+
+
+def _best_assignment(
+    counts: tuple[int, ...],
+    candidates: tuple[tuple[int, ...], ...],
+    budgets: tuple[int, ...],
+    dra: tuple[bool, ...],
+) -> tuple[int, ...] | None:
+    """Kind index per request maximising DRA resolutions; ties -> smallest indices in request order.
+
+    best(i, budgets) is the most DRA resolutions requests i.. can still reach (None: infeasible).
+    States are (request index, remaining budgets); a member has at most 16 requests and a pool a
+    handful of kinds, so the reachable states stay small.
+    """
+
+    @cache
+    def best(i: int, left: tuple[int, ...]) -> int | None:
+        if i == len(counts):
+            return 0
+        result: int | None = None
+        for kind in candidates[i]:
+            if left[kind] < counts[i]:
+                continue
+            rest = best(i + 1, _take(left, kind, counts[i]))
+            if rest is not None and (result is None or rest + dra[kind] > result):
+                result = rest + dra[kind]
+        return result
+
+    target = best(0, budgets)
+    if target is None:
+        return None
+    assignment: list[int] = []
+    left = budgets
+    for i, count in enumerate(counts):
+        for kind in candidates[i]:
+            if left[kind] < count:
+                continue
+            rest = best(i + 1, _take(left, kind, count))
+            if rest is not None and rest + dra[kind] == target:
+                assignment.append(kind)
+                left = _take(left, kind, count)
+                target = rest
+                break
+    return tuple(assignment)
+
+
+def _take(budgets: tuple[int, ...], kind: int, count: int) -> tuple[int, ...]:
+    return (*budgets[:kind], budgets[kind] - count, *budgets[kind + 1 :])
