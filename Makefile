@@ -40,3 +40,8 @@ fix: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
+
+# Runtime image + Crossplane xpkg under _output/; needs a Docker daemon and the crossplane CLI.
+.PHONY: package
+package:
+	bash scripts/package.sh
