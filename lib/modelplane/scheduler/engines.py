@@ -1,0 +1,82 @@
+"""Which pools of a cluster can host each engine of the deployment, and at what node cost.
+
+An engine goes on ONE pool: every member must match there (a member without device requests
+matches any pool and rides along claimless), and at least one member must resolve a DRA device.
+The engine's cost on a pool is pods x copies of each member that resolves a DRA device. Options
+are computed once per (cluster, engine) per schedule() call; capacity changes between rounds
+never change them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from modelplane.devices import DeviceMatcher
+from modelplane.model import Cluster, Deployment, Engine, NodePool, ResolvedDeviceRequest
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EngineOption:
+    """One engine on one pool: its node cost and each member's resolved DRA requests (spec order)."""
+
+    pool: str
+    cost: int
+    requests: tuple[tuple[ResolvedDeviceRequest, ...], ...]
+
+
+# Per engine in spec order: the pools that can host it, sorted by pool name.
+ClusterOptions: TypeAlias = tuple[tuple[EngineOption, ...], ...]
+
+
+def engine_option(matcher: DeviceMatcher, engine: Engine, pool: NodePool) -> EngineOption | None:
+    """The engine on `pool`, or None when a member does not match or nothing resolves a DRA device."""
+    requests: list[tuple[ResolvedDeviceRequest, ...]] = []
+    cost = 0
+    for member in engine.members:
+        match = matcher.match_member(member, pool)
+        if match is None:
+            return None
+        requests.append(match.resolved)
+        if match.resolved:
+            cost += member.pods_per_copy * engine.copies
+    if cost == 0:
+        return None
+    return EngineOption(pool=pool.name, cost=cost, requests=tuple(requests))
+
+
+class EngineOptions:
+    """Memoised engine options per cluster for one deployment."""
+
+    def __init__(self, deployment: Deployment, matcher: DeviceMatcher) -> None:
+        self._deployment = deployment
+        self._matcher = matcher
+        self._by_cluster: dict[str, ClusterOptions] = {}
+
+    def of(self, cluster: Cluster) -> ClusterOptions:
+        cached = self._by_cluster.get(cluster.name)
+        if cached is None:
+            pools = sorted(cluster.pools, key=lambda p: p.name)
+            cached = tuple(
+                tuple(opt for pool in pools if (opt := engine_option(self._matcher, engine, pool)) is not None)
+                for engine in self._deployment.engines
+            )
+            self._by_cluster[cluster.name] = cached
+        return cached
+
+    def on_pool(self, cluster: Cluster, engine_index: int, pool: str) -> EngineOption | None:
+        """The option for one engine on one named pool, if the pool can host it."""
+        return next((o for o in self.of(cluster)[engine_index] if o.pool == pool), None)
+
+    def matching_pools(self, cluster: Cluster) -> frozenset[str]:
+        """Pools that can host at least one engine: the cluster's capacity relevant to this deployment."""
+        return frozenset(o.pool for opts in self.of(cluster) for o in opts)
+
+
+def cost_by_pool(options: tuple[EngineOption, ...]) -> Mapping[str, int]:
+    """Nodes a replica holds per pool when its engines take `options`."""
+    cost: dict[str, int] = {}
+    for opt in options:
+        cost[opt.pool] = cost.get(opt.pool, 0) + opt.cost
+    return cost

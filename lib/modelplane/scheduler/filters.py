@@ -1,0 +1,159 @@
+"""Cluster filters: named pure predicates, evaluated in a fixed order; the first failure is final.
+
+Each filter returns a Status whose reason is an aggregatable plural phrase (the histogram key in
+Diagnosis.summary()) and whose detail names the specifics. Only the capacity filter reads the
+ledger; the others depend on the deployment and the cluster alone, so their verdicts hold for a
+whole schedule() call (`uses_ledger` tells the orchestrator what it may cache).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from modelplane.model import Cluster, Deployment, TaintEffect
+from modelplane.scheduler.engines import EngineOption, EngineOptions
+from modelplane.scheduler.fit import assign, shortfall
+from modelplane.scheduler.ledger import Ledger
+from modelplane.scheduler.result import FIT, Code, Status
+from modelplane.scheduler.selectors import admits_namespace, format_taint, selector_matches, untolerated_taints
+
+REASON_NOT_READY = "were not Ready"
+REASON_NAMESPACE_NOT_ADMITTED = "did not admit the namespace"
+REASON_SELECTOR_MISMATCH = "did not match clusterSelector"
+REASON_UNTOLERATED_TAINTS = "had untolerated taints"
+REASON_NO_MATCHING_POOL = "had no pool matching an engine's devices"
+REASON_NO_CAPACITY = "had no pool with enough free nodes"
+
+SCHEDULING_EFFECTS = frozenset({TaintEffect.NO_SCHEDULE, TaintEffect.NO_EXECUTE})
+
+
+class Context:
+    """What filters, scorers and bind read for one deployment: device options and the ledger.
+
+    The pool assignment per cluster is memoised against the cluster's ledger version, so a
+    cluster is re-fitted only after something was charged to it.
+    """
+
+    def __init__(self, deployment: Deployment, engines: EngineOptions, ledger: Ledger) -> None:
+        self.deployment = deployment
+        self.engines = engines
+        self.ledger = ledger
+        self._fits: dict[str, tuple[int, tuple[EngineOption, ...] | None]] = {}
+
+    def assignment(self, cluster: Cluster) -> tuple[EngineOption, ...] | None:
+        """One pool per engine that fits the cluster's free nodes now, or None."""
+        version = self.ledger.version(cluster.name)
+        cached = self._fits.get(cluster.name)
+        if cached is None or cached[0] != version:
+            cached = (version, assign(self.engines.of(cluster), self.ledger.free(cluster.name)))
+            self._fits[cluster.name] = cached
+        return cached[1]
+
+    def free_matching_nodes(self, cluster: Cluster) -> int:
+        """Free nodes over the pools that can host some engine of the deployment."""
+        free = self.ledger.free(cluster.name)
+        return sum(max(free.get(p, 0), 0) for p in self.engines.matching_pools(cluster))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Filter:
+    name: str
+    check: Callable[[Context, Cluster], Status]
+    uses_ledger: bool = False
+
+
+def _ready(_: Context, cluster: Cluster) -> Status:
+    if cluster.ready:
+        return FIT
+    return Status(code=Code.UNSCHEDULABLE, reason=REASON_NOT_READY, detail="cluster is not Ready")
+
+
+def _namespace_admitted(ctx: Context, cluster: Cluster) -> Status:
+    dep = ctx.deployment
+    if admits_namespace(cluster, dep.namespace, dep.namespace_labels):
+        return FIT
+    return Status(
+        code=Code.UNRESOLVABLE,
+        reason=REASON_NAMESPACE_NOT_ADMITTED,
+        detail=f"namespace {dep.namespace} is not in allowedNamespaces or allowedNamespaceSelector",
+    )
+
+
+def _cluster_selector(ctx: Context, cluster: Cluster) -> Status:
+    selector = ctx.deployment.cluster_selector
+    if selector is None or selector_matches(selector, cluster.labels):
+        return FIT
+    return Status(
+        code=Code.UNRESOLVABLE,
+        reason=REASON_SELECTOR_MISMATCH,
+        detail="cluster labels do not satisfy clusterSelector",
+    )
+
+
+def _taints_tolerated(ctx: Context, cluster: Cluster) -> Status:
+    bad = untolerated_taints(cluster.taints, ctx.deployment.tolerations, SCHEDULING_EFFECTS)
+    if not bad:
+        return FIT
+    taints = ", ".join(format_taint(t) for t in bad)
+    return Status(code=Code.UNRESOLVABLE, reason=REASON_UNTOLERATED_TAINTS, detail=f"untolerated {taints}")
+
+
+def _pools_match_devices(ctx: Context, cluster: Cluster) -> Status:
+    for engine, opts in zip(ctx.deployment.engines, ctx.engines.of(cluster), strict=True):
+        if not opts:
+            return Status(
+                code=Code.UNRESOLVABLE,
+                reason=REASON_NO_MATCHING_POOL,
+                detail=f"engine {engine.name}: no pool matches every member's devices",
+            )
+    return FIT
+
+
+def _enough_free_nodes(ctx: Context, cluster: Cluster) -> Status:
+    if ctx.assignment(cluster) is not None:
+        return FIT
+    detail = shortfall(ctx.deployment.engines, ctx.engines.of(cluster), ctx.ledger.free(cluster.name))
+    return Status(code=Code.UNSCHEDULABLE, reason=REASON_NO_CAPACITY, detail=detail)
+
+
+# The order is part of the contract: it decides which reason a rejected cluster reports.
+FILTERS: tuple[Filter, ...] = (
+    Filter(name="Ready", check=_ready),
+    Filter(name="NamespaceAdmitted", check=_namespace_admitted),
+    Filter(name="ClusterSelector", check=_cluster_selector),
+    Filter(name="TaintToleration", check=_taints_tolerated),
+    Filter(name="DeviceMatch", check=_pools_match_devices),
+    Filter(name="NodeCapacity", check=_enough_free_nodes, uses_ledger=True),
+)
+
+
+class FilterRunner:
+    """Runs FILTERS per cluster, caching the ledger-independent prefix for the whole call."""
+
+    def __init__(self, ctx: Context, filters: tuple[Filter, ...] = FILTERS) -> None:
+        self._ctx = ctx
+        self._static = tuple(f for f in filters if not f.uses_ledger)
+        self._dynamic = tuple(f for f in filters if f.uses_ledger)
+        if filters != self._static + self._dynamic:
+            msg = "ledger-dependent filters must come after every ledger-independent one"
+            raise ValueError(msg)
+        self._static_status: dict[str, Status] = {}
+
+    def status(self, cluster: Cluster) -> Status:
+        """The cluster's first failing filter, or FIT."""
+        status = self._static_status.get(cluster.name)
+        if status is None:
+            status = _first_failure(self._static, self._ctx, cluster)
+            self._static_status[cluster.name] = status
+        if not status.fits:
+            return status
+        return _first_failure(self._dynamic, self._ctx, cluster)
+
+
+def _first_failure(filters: tuple[Filter, ...], ctx: Context, cluster: Cluster) -> Status:
+    for f in filters:
+        status = f.check(ctx, cluster)
+        if not status.fits:
+            return status
+    return FIT

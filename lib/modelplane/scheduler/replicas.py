@@ -1,0 +1,57 @@
+"""Build the ModelReplica decision record from the current deployment spec and chosen pools."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from modelplane.model import Cluster, Deployment, ModelReplica, PlacedEngine, PlacedMember
+from modelplane.scheduler.engines import EngineOption
+
+
+def build_replica(
+    *,
+    deployment: Deployment,
+    cluster: Cluster,
+    name: str,
+    index: int,
+    options: Sequence[EngineOption],
+    ready: bool,
+) -> ModelReplica:
+    """The replica of `deployment` on `cluster` with engine i on options[i] (spec order)."""
+    engines = tuple(
+        PlacedEngine(
+            name=engine.name,
+            copies=engine.copies,
+            phase=engine.phase,
+            parallelism=engine.parallelism,
+            members=tuple(
+                PlacedMember(
+                    role=member.role,
+                    worker_nodes=member.worker_nodes,
+                    pool=opt.pool,
+                    device_requests=requests,
+                    constraints=member.constraints,
+                    template=member.template,
+                )
+                for member, requests in zip(engine.members, opt.requests, strict=True)
+            ),
+        )
+        for engine, opt in zip(deployment.engines, options, strict=True)
+    )
+    return ModelReplica(
+        namespace=deployment.namespace,
+        name=name,
+        deployment=deployment.name,
+        cluster=cluster.name,
+        index=index,
+        engines=engines,
+        provider_config_name=cluster.provider_config_name,
+        workload_namespace=cluster.workload_namespace,
+        model=deployment.model,
+        serving_mode=deployment.serving_mode,
+        queue=deployment.queue or cluster.default_queue,
+        priority_class_name=deployment.priority_class_name,
+        topology=cluster.topology,
+        labels=deployment.template_labels,
+        ready=ready,
+    )

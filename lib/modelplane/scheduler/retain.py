@@ -1,0 +1,104 @@
+"""Sticky retention: an observed replica keeps its (cluster, index) and pools while they still work.
+
+A replica is kept when its cluster still exists, admits the namespace, matches clusterSelector
+and carries no untolerated NoExecute taint; its engines and members still line up with the spec
+(engines by name, members by role); each engine's pinned pool still exists and still hosts the
+engine under the current nodeSelector; and, when its node cost grew, the pinned pools can hold
+the increase. A not-Ready cluster does not evict, and a kept replica never moves. Every other
+replica leaves desired state with one of the short reasons below and is placed afresh.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from modelplane.model import Cluster, Deployment, ModelReplica, TaintEffect
+from modelplane.scheduler.engines import EngineOption, EngineOptions, cost_by_pool
+from modelplane.scheduler.ledger import Ledger
+from modelplane.scheduler.selectors import admits_namespace, selector_matches, untolerated_taints
+
+REASON_SCALED_DOWN = "scaled down"
+REASON_CLUSTER_DELETED = "cluster deleted"
+REASON_NAMESPACE_NOT_ADMITTED = "namespace no longer admitted"
+REASON_SELECTOR_MISMATCH = "cluster no longer matches clusterSelector"
+REASON_NO_EXECUTE_TAINT = "untolerated NoExecute taint"
+REASON_SHAPE_CHANGED = "engine shape changed"
+REASON_ENGINE_SPLIT = "engine split across pools"
+REASON_POOL_REMOVED = "pool removed"
+REASON_POOL_MISMATCH = "pool no longer satisfies nodeSelector"
+REASON_POOL_FULL = "pool cannot hold the grown replica"
+REASON_DUPLICATE = "duplicate replica index"
+
+_NO_EXECUTE = frozenset({TaintEffect.NO_EXECUTE})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Kept:
+    """An observed replica that passed the spec checks, with its engines re-resolved on their pools."""
+
+    observed: ModelReplica
+    cluster: Cluster
+    options: tuple[EngineOption, ...]  # per engine, spec order
+
+
+def pinned_options(
+    deployment: Deployment, cluster: Cluster | None, observed: ModelReplica, engines: EngineOptions
+) -> tuple[EngineOption, ...] | str:
+    """The observed replica's engines on their pinned pools under the current spec, or why not."""
+    if cluster is None:
+        return REASON_CLUSTER_DELETED
+    if not admits_namespace(cluster, deployment.namespace, deployment.namespace_labels):
+        return REASON_NAMESPACE_NOT_ADMITTED
+    if deployment.cluster_selector is not None and not selector_matches(deployment.cluster_selector, cluster.labels):
+        return REASON_SELECTOR_MISMATCH
+    if untolerated_taints(cluster.taints, deployment.tolerations, _NO_EXECUTE):
+        return REASON_NO_EXECUTE_TAINT
+    placed = {e.name: e for e in observed.engines}
+    if len(placed) != len(observed.engines) or set(placed) != {e.name for e in deployment.engines}:
+        return REASON_SHAPE_CHANGED
+    pool_names = {p.name for p in cluster.pools}
+    options: list[EngineOption] = []
+    for i, engine in enumerate(deployment.engines):
+        members = placed[engine.name].members
+        if sorted(m.role for m in members) != sorted(m.role for m in engine.members):
+            return REASON_SHAPE_CHANGED
+        pools = {m.pool for m in members}
+        if len(pools) != 1:
+            return REASON_ENGINE_SPLIT
+        (pool,) = pools
+        if pool not in pool_names:
+            return REASON_POOL_REMOVED
+        option = engines.on_pool(cluster, i, pool)
+        if option is None:
+            return REASON_POOL_MISMATCH
+        options.append(option)
+    return tuple(options)
+
+
+def charge_kept(ledger: Ledger, kept: Sequence[Kept]) -> tuple[list[Kept], list[tuple[Kept, str]]]:
+    """Charge kept replicas to the ledger; drop those whose grown cost their pools cannot hold.
+
+    Every replica first holds the smaller of its old and new cost per pool, so shrinking replicas
+    free room before any growth is judged; growth is then granted in (cluster, index) order.
+    """
+    olds: list[Mapping[str, int]] = [k.observed.node_cost_by_pool() for k in kept]
+    news: list[Mapping[str, int]] = [cost_by_pool(k.options) for k in kept]
+    floors = [_floor(old, new) for old, new in zip(olds, news, strict=True)]
+    for k, floor in zip(kept, floors, strict=True):
+        ledger.charge(k.cluster.name, floor)
+    held: list[Kept] = []
+    dropped: list[tuple[Kept, str]] = []
+    for k, old, new, floor in zip(kept, olds, news, floors, strict=True):
+        growth = {pool: n - floor.get(pool, 0) for pool, n in new.items() if n > old.get(pool, 0)}
+        if ledger.fits(k.cluster.name, growth):
+            ledger.charge(k.cluster.name, growth)
+            held.append(k)
+        else:
+            ledger.charge(k.cluster.name, floor, sign=-1)
+            dropped.append((k, REASON_POOL_FULL))
+    return held, dropped
+
+
+def _floor(old: Mapping[str, int], new: Mapping[str, int]) -> dict[str, int]:
+    return {pool: min(old.get(pool, 0), n) for pool, n in new.items()}
