@@ -68,22 +68,38 @@ def _location(prefix: str, loc: tuple[int | str, ...]) -> str:
 
 
 def _message(error: Mapping[str, Any]) -> str:
-    text = str(error["msg"])
+    if error["type"] == "extra_forbidden":
+        return "unknown field"
+    text = str(error["msg"]).replace(" after validation", "")
     return text.removeprefix("Value error, ").removeprefix("Assertion failed, ")
 
 
 def spec_error(prefix: str, error: ValidationError) -> SpecError:
     """One readable SpecError from a pydantic ValidationError: `path: problem; path: problem`."""
-    parts: list[str] = []
-    for item in error.errors(include_url=False):
+    items = [
         # pydantic adds the union member or validator name to the location; keep only field names
-        loc = tuple(p for p in item["loc"] if isinstance(p, int) or not _is_internal(p))
-        parts.append(f"{_location(prefix, loc)}: {_message(item)}")
+        (tuple(p for p in item["loc"] if isinstance(p, int) or not _is_internal(p)), item)
+        for item in error.errors(include_url=False)
+    ]
+    parts = [
+        f"{_location(prefix, loc)}: {_message(item)}"
+        for loc, item in items
+        # a list whose item failed also reports being too short; the item's error is the real one
+        if not (item["type"] == "too_short" and any(o[: len(loc)] == loc and o != loc for o, _ in items))
+    ]
     return SpecError("; ".join(parts))
 
 
 def _is_internal(part: str) -> bool:
     return part.startswith(("function-", "tagged-union")) or "[" in part
+
+
+def unique(what: str, names: list[str]) -> None:
+    """Reject repeated names of a list-map (the XRD's x-kubernetes-list-map-keys)."""
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        msg = f"{what} must be unique, repeated: {', '.join(repeated)}"
+        raise ValueError(msg)
 
 
 def validate(model: type[M], data: object, prefix: str) -> M:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal, Self
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from modelplane import model as m
-from modelplane.api._wire import Count, Int, Observed, Quantity, Wire, dump, validate
+from modelplane.api._wire import Count, Int, Observed, Quantity, Wire, dump, unique, validate
 from modelplane.api.common import LabelSelector, NameRef, Taint
 from modelplane.api.deployment import DNS_LABEL, metadata
 
@@ -80,13 +80,11 @@ class NodePool(Wire):
     nodes: Int = Field(default=0, ge=0)
     devices: tuple[Device, ...] | None = Field(default=None, max_length=16)
 
-    @model_validator(mode="after")
-    def _unique_devices(self) -> Self:
-        names = [d.name for d in self.devices or ()]
-        if len(set(names)) != len(names):
-            msg = f"device names must be unique: {', '.join(names)}"
-            raise ValueError(msg)
-        return self
+    @field_validator("devices")
+    @classmethod
+    def _unique(cls, devices: tuple[Device, ...] | None) -> tuple[Device, ...] | None:
+        unique("device names", [d.name for d in devices or ()])
+        return devices
 
     def to_domain(self) -> m.NodePool:
         return m.NodePool(
@@ -96,11 +94,9 @@ class NodePool(Wire):
         )
 
 
-def _unique_pools(pools: tuple[NodePool, ...] | None) -> None:
-    names = [p.name for p in pools or ()]
-    if len(set(names)) != len(names):
-        msg = f"node pool names must be unique: {', '.join(names)}"
-        raise ValueError(msg)
+def _unique_pools(pools: tuple[NodePool, ...] | None) -> tuple[NodePool, ...] | None:
+    unique("node pool names", [p.name for p in pools or ()])
+    return pools
 
 
 class Kai(Wire):
@@ -118,14 +114,13 @@ class ClusterSpec(Wire):
     node_pools: tuple[NodePool, ...] | None = Field(default=None, max_length=16)
     crossplane: dict[str, Any] | None = None  # Crossplane's own machinery on observed XRs
 
-    @model_validator(mode="after")
-    def _unique(self) -> Self:
-        _unique_pools(self.node_pools)
-        keys = [(t.key, t.effect) for t in self.taints or ()]
-        if len(set(keys)) != len(keys):
-            msg = "taints must be unique by (key, effect)"
-            raise ValueError(msg)
-        return self
+    _pools = field_validator("node_pools")(_unique_pools)
+
+    @field_validator("taints")
+    @classmethod
+    def _unique_taints(cls, taints: tuple[Taint, ...] | None) -> tuple[Taint, ...] | None:
+        unique("taints (key, effect)", [f"{t.key}:{t.effect}" for t in taints or ()])
+        return taints
 
 
 class Condition(Observed):
@@ -138,10 +133,7 @@ class ClusterStatus(Observed):
     provider_config_ref: NameRef | None = None  # Modelplane publishes the ProviderConfig here
     conditions: tuple[Condition, ...] | None = None
 
-    @model_validator(mode="after")
-    def _unique(self) -> Self:
-        _unique_pools(self.gpu_pools)
-        return self
+    _pools = field_validator("gpu_pools")(_unique_pools)
 
 
 def parse_cluster(obj: Mapping[str, Any]) -> m.Cluster:

@@ -12,7 +12,7 @@ from typing import Any, Literal, Self
 from pydantic import Field, field_validator, model_validator
 
 from modelplane import model as m
-from modelplane.api._wire import Count, Int, Wire, maybe, validate
+from modelplane.api._wire import Count, Int, Wire, maybe, unique, validate
 from modelplane.api.common import (
     DeviceConstraint,
     LabelSelector,
@@ -46,14 +46,17 @@ class NodeSelector(Wire):
     devices: tuple[DeviceRequest, ...] = Field(min_length=1, max_length=16)
     constraints: tuple[DeviceConstraint, ...] | None = Field(default=None, max_length=8)
 
+    @field_validator("devices")
+    @classmethod
+    def _unique(cls, devices: tuple[DeviceRequest, ...]) -> tuple[DeviceRequest, ...]:
+        unique("device request names", [d.name for d in devices])
+        return devices
+
     @model_validator(mode="after")
-    def _unique_and_known(self) -> Self:
-        names = [d.name for d in self.devices]
-        if len(set(names)) != len(names):
-            msg = f"device request names must be unique: {', '.join(names)}"
-            raise ValueError(msg)
+    def _known_requests(self) -> Self:
+        names = {d.name for d in self.devices}
         for c in self.constraints or ():
-            unknown = sorted(set(c.requests or ()) - set(names))
+            unknown = sorted(set(c.requests or ()) - names)
             if unknown:
                 msg = f"constraint names unknown device requests: {', '.join(unknown)}"
                 raise ValueError(msg)
@@ -148,12 +151,14 @@ class TemplateSpec(Wire):
     scheduling: Scheduling | None = None
     engines: tuple[Engine, ...] = Field(min_length=1, max_length=8)
 
+    @field_validator("engines")
+    @classmethod
+    def _unique(cls, engines: tuple[Engine, ...]) -> tuple[Engine, ...]:
+        unique("engine names", [e.name for e in engines])
+        return engines
+
     @model_validator(mode="after")
-    def _engines(self) -> Self:
-        names = [e.name for e in self.engines]
-        if len(set(names)) != len(names):
-            msg = f"engine names must be unique: {', '.join(names)}"
-            raise ValueError(msg)
+    def _phases(self) -> Self:
         check_phases((self.serving or Serving()).mode, [e.phase for e in self.engines])
         return self
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal, Self
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from modelplane import model as m
-from modelplane.api._wire import Count, Observed, Wire, dump, maybe, validate
+from modelplane.api._wire import Count, Observed, Wire, dump, maybe, unique, validate
 from modelplane.api.cluster import Condition
 from modelplane.api.common import DeviceConstraint, ModelSpec, NameRef, Parallelism, Serving, Worker
 from modelplane.api.deployment import DNS_LABEL, check_member_roles, check_phases, metadata, worker_nodes
@@ -68,6 +68,12 @@ class ReplicaMember(Wire):
     device_requests: tuple[ResolvedDeviceRequest, ...] | None = Field(default=None, max_length=16)
     constraints: tuple[DeviceConstraint, ...] | None = Field(default=None, max_length=8)
     template: PodTemplate
+
+    @field_validator("device_requests")
+    @classmethod
+    def _unique(cls, requests: tuple[ResolvedDeviceRequest, ...] | None) -> tuple[ResolvedDeviceRequest, ...] | None:
+        unique("device request names", [r.name for r in requests or ()])
+        return requests
 
     @model_validator(mode="after")
     def _worker_only_on_worker(self) -> Self:
@@ -146,12 +152,14 @@ class ReplicaSpec(Wire):
     engines: tuple[ReplicaEngine, ...] = Field(min_length=1, max_length=8)
     crossplane: dict[str, Any] | None = None  # Crossplane's own machinery on observed XRs
 
+    @field_validator("engines")
+    @classmethod
+    def _unique(cls, engines: tuple[ReplicaEngine, ...]) -> tuple[ReplicaEngine, ...]:
+        unique("engine names", [e.name for e in engines])
+        return engines
+
     @model_validator(mode="after")
-    def _engines(self) -> Self:
-        names = [e.name for e in self.engines]
-        if len(set(names)) != len(names):
-            msg = f"engine names must be unique: {', '.join(names)}"
-            raise ValueError(msg)
+    def _phases(self) -> Self:
         check_phases((self.serving or Serving()).mode, [e.phase for e in self.engines])
         return self
 
