@@ -20,6 +20,8 @@ from functools import cache
 from typing import Any
 
 from modelplane.devices import library
+from modelplane.devices.ast import decode
+from modelplane.devices.cost import BudgetExceeded, estimate
 from modelplane.model import Device
 
 # Kubernetes resource.k8s.io: CELSelectorExpressionMaxLength and CELSelectorExpressionMaxCost.
@@ -49,6 +51,7 @@ class CompiledSelector:
 
     expression: str
     program: Any = field(repr=False)
+    cost: int = 0  # estimated worst-case CEL cost
 
     def evaluate(self, device: Device) -> bool:
         activation = device_activation(device)
@@ -102,11 +105,16 @@ def _compile(expression: str) -> CompiledSelector:
         program = _env().compile(expression)
     except RuntimeError as error:
         raise CelCompileError(_compile_detail(str(error))) from None
+    try:
+        cost = estimate(decode(program.serialize()), MAX_COST)
+    except BudgetExceeded:
+        msg = f"estimated worst-case cost exceeds the Kubernetes budget of {MAX_COST}; simplify the expression"
+        raise CelCompileError(msg) from None
     result_type = program.return_type()
     if result_type not in (library.cel.Type.BOOL, library.cel.Type.DYN):
         msg = f"must evaluate to bool, not {result_type.name()}"
         raise CelCompileError(msg)
-    return CompiledSelector(expression=expression, program=program)
+    return CompiledSelector(expression=expression, program=program, cost=cost)
 
 
 def _compile_detail(message: str) -> str:
