@@ -1,0 +1,174 @@
+"""Every filter, in order: its aggregatable reason in the summary and its specific detail."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import pytest
+from modelplane.errors import InvalidNodeSelectorError
+from modelplane.model import Cluster, Deployment, ModelReplica, TaintEffect
+from modelplane.scheduler import schedule
+
+from tests.scheduler.factories import (
+    Outline,
+    cluster,
+    deployment,
+    engine,
+    is_model,
+    leader_worker,
+    member,
+    observed,
+    outline,
+    pool,
+    request,
+    requirement,
+    selector,
+    taint,
+    toleration,
+)
+
+NO_EXECUTE = TaintEffect.NO_EXECUTE
+
+
+@dataclass(frozen=True, kw_only=True)
+class Case:
+    name: str
+    deployment: Deployment
+    clusters: Sequence[Cluster]
+    replicas: Sequence[ModelReplica] = ()
+    want: Outline = field(default_factory=Outline)
+
+
+H200_ONLY = (engine(members=[member(requests=[request(selectors=[is_model("H200")])])]),)
+
+CASES = [
+    Case(
+        name="each filter's reason is counted once per rejected cluster",
+        deployment=deployment(cluster_selector=selector(labels={"region": "eu"}), engines=H200_ONLY),
+        clusters=[
+            cluster("a-down", labels={"region": "eu"}, ready=False),
+            cluster("b-closed", labels={"region": "eu"}, allowed_namespaces=["team-b"]),
+            cluster("c-us", labels={"region": "us"}),
+            cluster("d-tainted", labels={"region": "eu"}, taints=[taint("maintenance")]),
+            cluster("e-h100", labels={"region": "eu"}),
+            cluster("f-full", labels={"region": "eu"}, pools=[pool("h200", model="H200", nodes=0)]),
+        ],
+        want=Outline(
+            message=(
+                "Scheduled 0 of 1 replicas; 0/6 clusters are available for the rest: 1 did not admit the namespace, "
+                "1 did not match clusterSelector, 1 had no pool matching an engine's devices, "
+                "1 had no pool with enough free nodes, 1 had untolerated taints, 1 were not Ready."
+            ),
+            details={
+                "a-down": "cluster is not Ready",
+                "b-closed": "namespace team-a is not in allowedNamespaces or allowedNamespaceSelector",
+                "c-us": "cluster labels do not satisfy clusterSelector",
+                "d-tainted": "untolerated maintenance:NoSchedule",
+                "e-h100": "engine main: no pool matches every member's devices",
+                "f-full": "pool h200: 0 free nodes, engine main needs 1",
+            },
+        ),
+    ),
+    Case(
+        name="a cluster failing several filters reports the first in filter order",
+        deployment=deployment(cluster_selector=selector(labels={"region": "eu"}), engines=H200_ONLY),
+        clusters=[cluster("a", ready=False, taints=[taint("gpu")], allowed_namespaces=[])],
+        want=Outline(
+            message="Scheduled 0 of 1 replicas; 0/1 clusters are available for the rest: 1 were not Ready.",
+            details={"a": "cluster is not Ready"},
+        ),
+    ),
+    Case(
+        name="the taint detail lists every untolerated taint and skips the tolerated one",
+        deployment=deployment(tolerations=[toleration("gpu", operator="Exists")]),
+        clusters=[
+            cluster(
+                "a",
+                taints=[taint("gpu", value="h100"), taint("team", value="x"), taint("spot", effect=NO_EXECUTE)],
+            )
+        ],
+        want=Outline(
+            message="Scheduled 0 of 1 replicas; 0/1 clusters are available for the rest: 1 had untolerated taints.",
+            details={"a": "untolerated team=x:NoSchedule, spot:NoExecute"},
+        ),
+    ),
+    Case(
+        name="tolerated NoSchedule and NoExecute taints admit the replica",
+        deployment=deployment(
+            tolerations=[
+                toleration("gpu", value="h100", effect=TaintEffect.NO_SCHEDULE),
+                toleration("spot", operator="Exists"),
+            ]
+        ),
+        clusters=[cluster("a", taints=[taint("gpu", value="h100"), taint("spot", value="yes", effect=NO_EXECUTE)])],
+        want=Outline(replicas=("a/0 main@h100",), created=("llm-a-0",), message="Scheduled 1 of 1 replicas."),
+    ),
+    Case(
+        name="clusterSelector expressions pick the matching clusters",
+        deployment=deployment(
+            replicas=2,
+            cluster_selector=selector(
+                expressions=[requirement("tier", "In", "gold", "silver"), requirement("quarantine", "DoesNotExist")]
+            ),
+        ),
+        clusters=[
+            cluster("a", labels={"tier": "gold"}),
+            cluster("b", labels={"tier": "bronze"}),
+            cluster("c", labels={"tier": "silver", "quarantine": "true"}),
+            cluster("d", labels={"tier": "silver"}),
+        ],
+        want=Outline(
+            replicas=("a/0 main@h100", "d/0 main@h100"),
+            created=("llm-a-0", "llm-d-0"),
+            message="Scheduled 2 of 2 replicas.",
+        ),
+    ),
+    Case(
+        name="the capacity detail names the roomiest matching pool and the engine's need",
+        deployment=deployment(engines=[leader_worker(workers=3)]),
+        clusters=[
+            cluster("a", pools=[pool("small", nodes=1), pool("big", nodes=3), pool("h200", nodes=2, model="H200")])
+        ],
+        want=Outline(
+            message="Scheduled 0 of 1 replicas; 0/1 clusters are available for the rest: 1 had no pool with enough free nodes.",
+            details={"a": "pool big: 3 free nodes, engine main needs 4"},
+        ),
+    ),
+    Case(
+        name="other deployments' replicas are charged before the capacity filter",
+        deployment=deployment(engines=[leader_worker(workers=1)]),
+        clusters=[cluster("a", pools=[pool("h100", nodes=4)])],
+        replicas=[
+            observed(deployment("other", engines=[leader_worker(workers=2)]), cluster="a", index=0, pools="h100"),
+        ],
+        want=Outline(
+            message="Scheduled 0 of 1 replicas; 0/1 clusters are available for the rest: 1 had no pool with enough free nodes.",
+            details={"a": "pool h100: 1 free node, engine main needs 2"},
+        ),
+    ),
+    Case(
+        name="an empty fleet places nothing and says so",
+        deployment=deployment(replicas=2),
+        clusters=[],
+        want=Outline(message="Scheduled 0 of 2 replicas; 0/0 clusters are available for the rest."),
+    ),
+    Case(
+        name="zero replicas needs no cluster",
+        deployment=deployment(replicas=0),
+        clusters=[cluster("a", ready=False)],
+        want=Outline(message="Scheduled 0 of 0 replicas."),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_filters(case: Case) -> None:
+    assert outline(schedule(case.deployment, case.clusters, case.replicas), details=True) == case.want
+
+
+def test_a_selector_that_does_not_compile_raises_invalid_node_selector() -> None:
+    bad = deployment(engines=[engine(members=[member(requests=[request(selectors=["device.driver =="])])])])
+    with pytest.raises(InvalidNodeSelectorError) as info:
+        schedule(bad, [cluster("a")], [])
+    assert (info.value.engine, info.value.role, info.value.request) == ("main", "Standalone", "gpu")
