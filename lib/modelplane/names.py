@@ -24,6 +24,7 @@ LABEL_REPLICA_INDEX = "modelplane.ai/replica-index"
 LABEL_POOL = "modelplane.ai/pool"
 LABEL_ENGINE = "modelplane.ai/engine"
 LABEL_REPLICA = "modelplane.ai/replica"
+LABEL_DEPLOYMENT_NAMESPACE = "modelplane.ai/deployment-namespace"
 RESERVED_LABEL_PREFIX = "modelplane.ai/"
 
 # Conditions on the ModelDeployment.
@@ -78,10 +79,19 @@ def replica_name(deployment: str, cluster: str, index: int) -> str:
     return dns_label(deployment, cluster, index)
 
 
-def workload_name(namespace: str, deployment: str, index: int, *parts: str) -> str:
+def workload_name(namespace: str, deployment: str, index: int, *parts: str, max_length: int = MAX_NAME) -> str:
     """Name of an object on a workload cluster, unique per (namespace, deployment, index, parts).
 
     Deployments of different namespaces share a cluster's workload namespace, so the deployment's
-    namespace is part of every name.
+    namespace is part of every name. The hash suffix is always added: joining with '-' alone is
+    ambiguous (namespace "team-a" + deployment "llm" vs "team" + "a-llm"). The name starts with a
+    letter (a DNS-1035 label), as Service names derived from it must. `max_length` leaves room for
+    suffixes that controllers append (KServe: `<name>-kserve-mn-prefill`).
     """
-    return dns_label(namespace, deployment, index, *parts)
+    raw = [namespace, deployment, str(index), *parts]
+    clean = re.sub(r"-{2,}", "-", _INVALID.sub("-", "-".join(raw).lower())).strip("-")
+    if clean[:1].isdigit():
+        clean = f"x{clean}"
+    head = clean[: max_length - _HASH_LEN - 1].rstrip("-")
+    suffix = _hash("\x00".join(raw))
+    return f"{head}-{suffix}" if head else f"x{suffix}"[:max_length]

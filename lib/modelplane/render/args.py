@@ -1,0 +1,61 @@
+"""Engine container arguments as KServe's preset launcher sees them.
+
+The presets run `vllm serve /mnt/models --served-model-name <model.name> --port 8000
+[--tensor-parallel-size <tensor>] ... "$@"`, so the container's args are extra flags: the ones the
+preset (or `spec.model`) already sets must go, or vLLM sees them twice. Both `--flag value` and
+`--flag=value` are recognised, and vLLM's spellings: `_` for `-` in long flags, `-tp` for the
+tensor-parallel size. A user `command` replaces the launcher, so its args pass through unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+# Flags the preset or spec.model already set; each takes one value.
+OWNED_FLAGS = frozenset({"--model", "--served-model-name", "--port", "--tensor-parallel-size"})
+_TENSOR_FLAG = "--tensor-parallel-size"
+_ALIASES = {"-tp": _TENSOR_FLAG}
+
+
+def _flag(token: str) -> tuple[str | None, str | None]:
+    """(canonical flag, inline value) of a token, or (None, None) when it is not an owned flag."""
+    name, eq, value = token.partition("=")
+    if name.startswith("--"):
+        name = "--" + name[2:].replace("_", "-")
+    name = _ALIASES.get(name, name)
+    if name not in OWNED_FLAGS:
+        return None, None
+    return name, value if eq else None
+
+
+def _scan(args: Sequence[str]) -> tuple[tuple[str, ...], dict[str, str]]:
+    """Split args into the ones kept and the owned flags' values (last one wins, as argparse does)."""
+    kept: list[str] = []
+    owned: dict[str, str] = {}
+    i = 0
+    while i < len(args):
+        flag, value = _flag(args[i])
+        if flag is None:
+            kept.append(args[i])
+            i += 1
+            continue
+        if value is None and i + 1 < len(args) and not args[i + 1].startswith("--"):
+            value = args[i + 1]
+            i += 1
+        if value is not None:
+            owned[flag] = value
+        i += 1
+    return tuple(kept), owned
+
+
+def extra_args(args: Sequence[str]) -> tuple[str, ...]:
+    """The user's args minus the flags the preset launcher and spec.model already set."""
+    return _scan(args)[0]
+
+
+def tensor_parallel_size(args: Sequence[str]) -> int | None:
+    """The `--tensor-parallel-size` the user wrote, when it is a positive integer."""
+    value = _scan(args)[1].get(_TENSOR_FLAG)
+    if value is None or not value.isdigit() or int(value) < 1:
+        return None
+    return int(value)

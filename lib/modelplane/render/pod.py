@@ -1,0 +1,107 @@
+"""Pod wiring: the PodSpec of one placed member, as the LLMInferenceService carries it.
+
+From the member's curated template: the container named `engine` becomes KServe's serving
+container `main` (image, env, resources, ...; `command` only when the user wrote one; args minus
+the flags the preset launcher sets, see `args`), and the other PodSpec fields (imagePullSecrets,
+...) pass through. Added to every PodSpec:
+
+- `nodeSelector {modelplane.ai/pool: <pool>}`: the pool the scheduler chose;
+- `schedulerName: kai-scheduler`, so the gang's PodGroup governs the pods;
+- a toleration `nvidia.com/gpu Exists NoSchedule`: the taint GPU Operator / managed node groups
+  put on GPU nodes. Claimless leaders tolerate it too: they ride on the engine's (GPU) pool;
+- for a claiming member, a pod claim `devices` from its ResourceClaimTemplate (every pod gets
+  its own claim) and `resources.claims [{name: devices}]` on `main`.
+
+Labels and annotations are not here: an LLMIS `template` is a PodSpec, so pod metadata travels in
+the workload's `labels`/`annotations` (see `llmis`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from modelplane import names
+from modelplane.model import PlacedMember
+from modelplane.render.args import extra_args
+
+ENGINE_CONTAINER = "engine"  # the container name in the curated template
+SERVING_CONTAINER = "main"  # KServe's preset container name (strategic-merge key)
+CLAIM_NAME = "devices"  # the pod-level claim name every claiming pod uses
+KAI_SCHEDULER = "kai-scheduler"
+GPU_TOLERATION: Mapping[str, str] = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+
+
+def as_mapping(value: Any) -> Mapping[str, Any]:
+    """A raw JSON object, or empty when absent or of another shape."""
+    return cast("Mapping[str, Any]", value) if isinstance(value, Mapping) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    """A raw JSON array, or empty when absent or of another shape."""
+    return list(cast("Sequence[Any]", value)) if isinstance(value, list) else []
+
+
+def _split(spec: Mapping[str, Any]) -> tuple[Mapping[str, Any], list[Mapping[str, Any]]]:
+    """(the engine container, the other containers); a lone container is the engine whatever its name."""
+    containers = [as_mapping(c) for c in as_list(spec.get("containers"))]
+    at = next((i for i, c in enumerate(containers) if c.get("name") == ENGINE_CONTAINER), None)
+    if at is None and len(containers) == 1:
+        at = 0
+    if at is None:
+        return {}, containers
+    return containers[at], containers[:at] + containers[at + 1 :]
+
+
+def _engine_container(spec: Mapping[str, Any]) -> Mapping[str, Any]:
+    return _split(spec)[0]
+
+
+def serving_container(member: PlacedMember) -> dict[str, Any]:
+    """KServe's `main` container built from the member's `engine` container."""
+    user = _engine_container(as_mapping(member.template.get("spec")))
+    container: dict[str, Any] = {k: v for k, v in user.items() if k not in {"name", "command", "args"}}
+    container["name"] = SERVING_CONTAINER
+    user_args = [str(a) for a in as_list(user.get("args"))]
+    if "command" in user:
+        container["command"] = user["command"]
+        args = user_args  # the user's own launcher: nothing of the preset's applies
+    else:
+        args = list(extra_args(user_args))
+    if args:
+        container["args"] = args
+    if member.device_requests:
+        resources = dict(as_mapping(user.get("resources")))
+        claims = [c for c in as_list(resources.get("claims")) if as_mapping(c).get("name") != CLAIM_NAME]
+        resources["claims"] = [*claims, {"name": CLAIM_NAME}]
+        container["resources"] = resources
+    return dict(sorted(container.items()))
+
+
+def user_args(member: PlacedMember) -> tuple[str, ...]:
+    """The args the user wrote on the member's engine container."""
+    user = _engine_container(as_mapping(member.template.get("spec")))
+    return tuple(str(a) for a in as_list(user.get("args")))
+
+
+def pod_spec(member: PlacedMember, *, claim_template: str | None) -> dict[str, Any]:
+    """The member's PodSpec with the placement and gang wiring."""
+    template_spec = as_mapping(member.template.get("spec"))
+    spec: dict[str, Any] = {k: v for k, v in template_spec.items() if k != "containers"}
+    spec["containers"] = [serving_container(member), *_split(template_spec)[1]]
+    spec["nodeSelector"] = {**as_mapping(spec.get("nodeSelector")), names.LABEL_POOL: member.pool}
+    tolerations = as_list(spec.get("tolerations"))
+    if GPU_TOLERATION not in tolerations:
+        tolerations.append(dict(GPU_TOLERATION))
+    spec["tolerations"] = tolerations
+    spec["schedulerName"] = KAI_SCHEDULER
+    if claim_template is not None:
+        claims = [c for c in as_list(spec.get("resourceClaims")) if as_mapping(c).get("name") != CLAIM_NAME]
+        spec["resourceClaims"] = [*claims, {"name": CLAIM_NAME, "resourceClaimTemplateName": claim_template}]
+    return dict(sorted(spec.items()))
+
+
+def template_metadata(member: PlacedMember, field: str) -> Mapping[str, str]:
+    """The member template's labels or annotations."""
+    raw = as_mapping(as_mapping(member.template.get("metadata")).get(field))
+    return {str(k): str(v) for k, v in raw.items()}

@@ -1,0 +1,49 @@
+"""KAI PodGroup (scheduling.run.ai/v2alpha2): the whole replica as one gang.
+
+Shape: one leaf SubGroup per engine, named after the engine, with `minMember` = the engine's pods
+across its copies (copies x (1 + worker.nodes), or copies for a Standalone engine); the PodGroup
+itself requires every leaf (`minSubGroup` = number of engines) and sets no `minMember` (the two
+are exclusive). So a replica starts whole or not at all: no decode without its prefill.
+
+Why per engine and not leader/worker leaves: pods join a SubGroup by the label
+`kai.scheduler/subgroup-name`, and the LLMIS only carries pod labels per workload
+(`spec.labels`, `spec.prefill.labels`), applied to the leader and the worker pods alike. The engine
+is therefore the finest grain whose label every pod can carry truthfully.
+
+Topology: when the cluster names a KAI Topology, the PodGroup carries `topologyConstraint
+{topology}` with no level. The InferenceCluster API names only the Topology object, and its levels
+are node labels the renderer cannot see, so no `requiredTopologyLevel` is guessed; KAI applies
+locality only once a level is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from modelplane.model import ModelReplica, PlacedEngine
+
+
+def engine_pods(engine: PlacedEngine) -> int:
+    """Pods of one engine across its copies: its leaf's minMember."""
+    return engine.copies * sum(m.pods_per_copy for m in engine.members)
+
+
+def pod_group(replica: ModelReplica, *, name: str, labels: Mapping[str, str]) -> dict[str, Any]:
+    """The replica's PodGroup."""
+    engines = sorted(replica.engines, key=lambda e: e.name)
+    spec: dict[str, Any] = {
+        "queue": replica.queue,
+        "minSubGroup": len(engines),
+        "subGroups": [{"name": e.name, "minMember": engine_pods(e)} for e in engines],
+    }
+    if replica.priority_class_name:
+        spec["priorityClassName"] = replica.priority_class_name
+    if replica.topology:
+        spec["topologyConstraint"] = {"topology": replica.topology}
+    return {
+        "apiVersion": "scheduling.run.ai/v2alpha2",
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": replica.workload_namespace, "labels": dict(labels)},
+        "spec": spec,
+    }

@@ -1,0 +1,151 @@
+"""Parallelism defaults and KServe's group-size rule: the LWS group must be the engine's gang."""
+
+from dataclasses import dataclass
+
+import pytest
+from modelplane.model import Parallelism, PlacedEngine, Role
+from modelplane.render import RenderError
+from modelplane.render.parallelism import gpus_per_node, group_size, resolve
+
+from tests.render.factories import engine, gpus, leader_worker, member, standalone
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    engine: PlacedEngine
+    want: Parallelism | str  # the resolved parallelism, or the RenderError message
+    tensor_hint: int | None = None
+
+
+def _resolve(case: Case) -> Parallelism | str:
+    try:
+        return resolve(case.engine, tensor_hint=case.tensor_hint)
+    except RenderError as err:
+        return str(err)
+
+
+CASES = [
+    Case("a single-GPU standalone engine gets tensor 1", engine(), Parallelism(tensor=1)),
+    Case(
+        "a standalone engine shards over all its GPUs", engine(members=standalone(gpu_count=8)), Parallelism(tensor=8)
+    ),
+    Case(
+        "the user's --tensor-parallel-size beats the GPU count",
+        engine(members=standalone(gpu_count=8)),
+        Parallelism(tensor=4),
+        tensor_hint=4,
+    ),
+    Case(
+        "an explicit tensor beats the user's flag",
+        engine(members=standalone(gpu_count=8), parallelism=Parallelism(tensor=2)),
+        Parallelism(tensor=2),
+        tensor_hint=4,
+    ),
+    Case(
+        "leader and workers default to pipeline over every pod and tensor over the worker GPUs",
+        engine(members=leader_worker(nodes=3)),
+        Parallelism(tensor=8, pipeline=4),
+    ),
+    Case(
+        "an explicit tensor keeps the default pipeline",
+        engine(members=leader_worker(nodes=1), parallelism=Parallelism(tensor=4, expert=True)),
+        Parallelism(tensor=4, pipeline=2, expert=True),
+    ),
+    Case(
+        "an explicit pipeline equal to the gang is kept",
+        engine(members=leader_worker(nodes=3), parallelism=Parallelism(pipeline=4)),
+        Parallelism(tensor=8, pipeline=4),
+    ),
+    Case(
+        "data parallelism whose group is the gang needs no pipeline",
+        engine(members=leader_worker(nodes=3), parallelism=Parallelism(data=16, data_local=4)),
+        Parallelism(tensor=8, data=16, data_local=4),
+    ),
+    Case(
+        "single-node data parallelism is a group of one",
+        engine(members=standalone(gpu_count=8), parallelism=Parallelism(data=8, data_local=8)),
+        Parallelism(tensor=8, data=8, data_local=8),
+    ),
+    Case(
+        "a pipeline shorter than the gang is refused",
+        engine("big", members=leader_worker(nodes=3), parallelism=Parallelism(pipeline=2)),
+        "engine big: parallelism makes KServe start 2 pod(s) per copy, but 1 leader + 3 worker.nodes: "
+        "set pipeline to 4 or leave it out",
+    ),
+    Case(
+        "data parallelism giving another group size is refused",
+        engine("big", members=leader_worker(nodes=3), parallelism=Parallelism(data=16, data_local=8)),
+        "engine big: parallelism makes KServe start 2 pod(s) per copy, but 1 leader + 3 worker.nodes: "
+        "set data to 4 x dataLocal",
+    ),
+    Case(
+        "a multi-node pipeline on a standalone engine is refused",
+        engine(parallelism=Parallelism(pipeline=2)),
+        "engine main: parallelism makes KServe start 2 pod(s) per copy, but a Standalone engine runs 1 pod: "
+        "set pipeline to 1 or leave it out",
+    ),
+    Case(
+        "data without dataLocal is refused",
+        engine(members=leader_worker(nodes=1), parallelism=Parallelism(data=2)),
+        "engine main: parallelism: data and dataLocal must be set together",
+    ),
+    Case(
+        "pipeline and data together are refused",
+        engine(members=leader_worker(nodes=1), parallelism=Parallelism(pipeline=2, data=16, data_local=8)),
+        "engine main: parallelism: pipeline and data parallelism cannot both be set",
+    ),
+    Case(
+        "data that is not a multiple of dataLocal is refused",
+        engine(members=leader_worker(nodes=1), parallelism=Parallelism(data=12, data_local=8)),
+        "engine main: parallelism: data (12) must be a multiple of dataLocal (8)",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_resolve(case: Case) -> None:
+    assert _resolve(case) == case.want
+
+
+@dataclass(frozen=True)
+class GpuCase:
+    name: str
+    requests: tuple[tuple[str, int], ...]  # (device class, count)
+    want: int
+
+
+GPU_CASES = [
+    GpuCase("a claimless member has no GPUs", (), 0),
+    GpuCase("GPU requests add up", (("gpu.nvidia.com", 4), ("gpu.nvidia.com", 4)), 8),
+    GpuCase("a NIC beside the GPUs is not a tensor shard", (("gpu.nvidia.com", 4), ("rdma.mellanox.com", 4)), 4),
+    GpuCase("a class named with gpu as a word counts", (("amd-gpu", 2), ("nic.example.com", 1)), 2),
+    GpuCase("a class merely containing the letters does not", (("gpudirect.example.com", 1), ("gpu.nvidia.com", 2)), 2),
+    GpuCase("without any GPU class every request counts", (("tpu.example.com", 4), ("accel.example.com", 2)), 6),
+]
+
+
+@pytest.mark.parametrize("case", GPU_CASES, ids=lambda c: c.name)
+def test_gpus_per_node(case: GpuCase) -> None:
+    requests = tuple(gpus(count, name=f"r{i}", device_class=cls) for i, (cls, count) in enumerate(case.requests))
+    assert gpus_per_node(member(Role.WORKER, worker_nodes=1, requests=requests)) == case.want
+
+
+@dataclass(frozen=True)
+class SizeCase:
+    name: str
+    parallelism: Parallelism
+    want: int
+
+
+SIZE_CASES = [
+    SizeCase("nothing set is one pod", Parallelism(tensor=8), 1),
+    SizeCase("pipeline sets the group", Parallelism(pipeline=3), 3),
+    SizeCase("data over dataLocal sets the group", Parallelism(data=32, data_local=8), 4),
+    SizeCase("data below dataLocal is still one pod", Parallelism(data=4, data_local=8), 1),
+]
+
+
+@pytest.mark.parametrize("case", SIZE_CASES, ids=lambda c: c.name)
+def test_group_size(case: SizeCase) -> None:
+    assert group_size(case.parallelism) == case.want
