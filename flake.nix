@@ -139,6 +139,10 @@
         };
       });
 
+      # No package output: a pure Nix build of the function would need Nix packages for the SDK
+      # and for cel-expr-python (a native extension shipped as wheels), plus a grpcio at least as
+      # new as the SDK's generated code demands (1.76). The runtime image comes from the
+      # Dockerfile instead (`make package`).
       formatter = forAllSystems (pkgs: pkgs.nixfmt-rfc-style);
     };
 }
