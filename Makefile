@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 EXAMPLE ?= examples/quickstart
 SHARED ?= ../shared
 
-.PHONY: render test lint typecheck unit bench fix clean
+.PHONY: render test lint typecheck unit bench fix clean package
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required")'
@@ -19,17 +19,19 @@ render: $(STAMP)
 	$(BIN)/modelplane render $(EXAMPLE)/xr.yaml --required-resources $(EXAMPLE)/required-resources.yaml \
 		$$(test -f $(EXAMPLE)/observed-resources.yaml && echo --observed-resources $(EXAMPLE)/observed-resources.yaml) --explain
 
-test: lint typecheck unit
+# The checks live in scripts/checks.sh so CI (through make) and the Nix flake run the same commands.
+test: $(STAMP)
+	bash scripts/checks.sh all
 
 lint: $(STAMP)
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
+	bash scripts/checks.sh lint
+	bash scripts/checks.sh format
 
 typecheck: $(STAMP)
-	$(BIN)/pyright
+	bash scripts/checks.sh typecheck
 
 unit: $(STAMP)
-	$(BIN)/pytest
+	bash scripts/checks.sh unit
 
 bench: $(STAMP)
 	$(BIN)/python -m tests.benchmarks.bench
@@ -42,6 +44,5 @@ clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
 
 # Runtime image + Crossplane xpkg under _output/; needs a Docker daemon and the crossplane CLI.
-.PHONY: package
 package:
 	bash scripts/package.sh
