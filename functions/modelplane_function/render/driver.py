@@ -1,0 +1,151 @@
+"""The render driver: a real gRPC server on a free local port, the pipeline, the printed stream."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import grpc
+from crossplane.function import logging
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
+from modelplane import names
+
+from modelplane_function import server
+from modelplane_function.convert import to_struct
+from modelplane_function.fn import FunctionRunner
+from modelplane_function.render import load, output, pipeline
+from modelplane_function.render.errors import RenderFailure
+from modelplane_function.render.explain import explain as explain_placement
+from modelplane_function.render.store import Store
+from modelplane_function.render.xr import controller_of, name_of, namespace_of, observed_by_key, observed_xr
+
+_TIMEOUT_SECONDS = 60  # crossplane render's default --timeout
+
+
+@dataclass(frozen=True, slots=True)
+class _Inputs:
+    compositions: Sequence[Mapping[str, Any]]
+    required: Sequence[Mapping[str, Any]]
+    observed: Sequence[Mapping[str, Any]]
+    explain: TextIO | None
+
+
+def _owned(xr: Mapping[str, Any], observed: Sequence[Mapping[str, Any]], *, top: bool) -> list[Mapping[str, Any]]:
+    """The observed resources controlled by `xr` (by kind and name); for the top XR, also unowned ones."""
+    out: list[Mapping[str, Any]] = []
+    for obj in observed:
+        ref = controller_of(obj)
+        if ref is None:
+            if top:
+                out.append(obj)
+        elif (ref.get("kind"), ref.get("name")) == (xr.get("kind"), name_of(xr)) and (
+            not namespace_of(xr) or namespace_of(obj) in ("", namespace_of(xr))
+        ):
+            out.append(obj)
+    return out
+
+
+def _has_composition(obj: Mapping[str, Any], compositions: Sequence[Mapping[str, Any]]) -> bool:
+    return any(
+        ((c.get("spec") or {}).get("compositeTypeRef") or {}).get("kind") == obj.get("kind")
+        and ((c.get("spec") or {}).get("compositeTypeRef") or {}).get("apiVersion") == obj.get("apiVersion")
+        for c in compositions
+    )
+
+
+async def _render(
+    call: pipeline.Call, xr: Mapping[str, Any], inputs: _Inputs, *, top: bool, recurse: bool
+) -> list[dict[str, Any]]:
+    """The XR's document, its composed documents, then (recursing) theirs."""
+    composition = load.composition_for(xr, inputs.compositions)
+    observed = observed_by_key(xr, _owned(xr, inputs.observed, top=top))
+    composition_name = str((composition.get("metadata") or {}).get("name", ""))
+    xr_seen = observed_xr(xr, composition_name, observed)
+    store = Store([xr_seen, *observed.values(), *inputs.required])
+    state = fnv1.State(composite=fnv1.Resource(resource=to_struct(xr_seen)))
+    for key, obj in observed.items():
+        state.resources[key].resource.CopyFrom(to_struct(obj))
+    result = await pipeline.run(call, composition, state, store)
+    if inputs.explain is not None and xr.get("kind") == names.KIND_DEPLOYMENT and result.runs:
+        explain_placement(result.runs[-1].request, inputs.explain)
+    composed = output.resource_docs(xr, result.desired, observed)
+    head = output.xr_document(xr, result.desired, result.conditions, [obj for _, obj in composed])
+    docs: list[dict[str, Any]] = []
+    tail: list[dict[str, Any]] = []
+    for _, obj in composed:
+        if recurse and _has_composition(obj, inputs.compositions):
+            # The child's own render: show its status on its document, append what it composes.
+            child = await _render(call, obj, inputs, top=False, recurse=recurse)
+            docs.append(output.merge(obj, {"status": child[0].get("status"), "spec": child[0].get("spec")}))
+            tail += child[1:]
+        else:
+            docs.append(obj)
+    return [head, *docs, *tail]
+
+
+async def _serve_and_render(xr: Mapping[str, Any], inputs: _Inputs, *, recurse: bool) -> list[dict[str, Any]]:
+    srv, port = await server.start(FunctionRunner(), "127.0.0.1:0", creds=None)
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            stub = grpcv1.FunctionRunnerServiceStub(channel)
+
+            async def call(req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
+                return await stub.RunFunction(req, timeout=_TIMEOUT_SECONDS)
+
+            return await _render(call, xr, inputs, top=True, recurse=recurse)
+    finally:
+        await srv.stop(grace=None)
+
+
+def render_documents(
+    xr: Mapping[str, Any],
+    *,
+    required: Sequence[Mapping[str, Any]] = (),
+    observed: Sequence[Mapping[str, Any]] = (),
+    compositions: Sequence[Mapping[str, Any]] | None = None,
+    recurse: bool = True,
+    explain: TextIO | None = None,
+    debug: bool = False,
+) -> list[dict[str, Any]]:
+    """Render one XR through the real function; the documents render would print, in order."""
+    logging.configure(level=logging.Level.DEBUG if debug else logging.Level.DISABLED)
+    found = load.compositions(load.default_apis()) if compositions is None else compositions
+    inputs = _Inputs(
+        compositions=found,
+        required=copy.deepcopy(list(required)),
+        observed=copy.deepcopy(list(observed)),
+        explain=explain,
+    )
+    try:
+        return asyncio.run(_serve_and_render(xr, inputs, recurse=recurse))
+    except grpc.aio.AioRpcError as e:
+        msg = f"calling the function failed: {e.code().name}: {e.details()}"
+        raise RenderFailure(msg) from e
+
+
+def render_stream(
+    xr_file: Path,
+    *,
+    required: Sequence[Path] = (),
+    observed: Sequence[Path] = (),
+    apis: Path | None = None,
+    recurse: bool = True,
+    explain: TextIO | None = None,
+    debug: bool = False,
+) -> str:
+    """`modelplane render` as a function: the YAML stream for an XR file and its input files."""
+    docs = render_documents(
+        load.single(xr_file),
+        required=load.documents(required),
+        observed=load.documents(observed),
+        compositions=load.compositions(apis or load.default_apis()),
+        recurse=recurse,
+        explain=explain,
+        debug=debug,
+    )
+    return output.dump(docs)

@@ -1,0 +1,70 @@
+"""`--explain`: why the deployment's replicas landed where they did, from the last request sent.
+
+The scheduler is a pure function, so running it again on the request the function last received
+reproduces the function's decision and exposes what the status cannot hold: retained vs new,
+every engine's pool, per-cluster reasons and the score breakdown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TextIO
+
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane import names
+from modelplane.errors import SpecError
+from modelplane.scheduler import ScheduleResult, schedule
+
+from modelplane_function import deployment, requirements
+from modelplane_function.convert import to_dict
+from modelplane_function.keep import observed_of_kind
+
+
+def _table(rows: Sequence[Sequence[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+
+
+def lines(result: ScheduleResult) -> list[str]:
+    d = result.diagnosis
+    out = [f"Placement: {d.placed} of {d.desired} replicas placed."]
+    rows = [("REPLICA", "CLUSTER", "INDEX", "ENGINE", "POOL", "STATE")]
+    for r in result.replicas:
+        state = "new" if r.name in result.created else "retained"
+        for e in r.engines:
+            pool = e.members[0].pool if e.members else ""
+            rows.append((r.name, r.cluster, str(r.index), e.name, pool, state))
+    if len(rows) > 1:
+        out += _table(rows)
+    for removed in result.removed:
+        out.append(f"Removed {removed.name} from {removed.cluster}: {removed.reason}.")
+    out.append(f"Diagnosis: {d.summary()}")
+    rejected = sorted((c, s) for c, s in d.statuses.items() if not s.fits)
+    if rejected:
+        out += _table([("CLUSTER", "REASON", "DETAIL"), *((c, s.reason, s.detail) for c, s in rejected)])
+    if d.scores:
+        keys = sorted({k for s in d.scores for k in s.scores})
+        header = ("CLUSTER", "TOTAL", *(k.upper() for k in keys))
+        out.append("Scores (last bind round, best first):")
+        out += _table(
+            [header, *((s.cluster, str(s.total), *(str(s.scores.get(k, "")) for k in keys)) for s in d.scores)]
+        )
+    return out
+
+
+def explain(req: fnv1.RunFunctionRequest, out: TextIO) -> None:
+    """Print the placement and diagnosis the function computed for this ModelDeployment request."""
+    xr = to_dict(req.observed.composite.resource)
+    meta = xr.get("metadata") or {}
+    title = f"{meta.get('namespace', '')}/{meta.get('name', '')}"
+    own = observed_of_kind(req, names.KIND_REPLICA)
+    if requirements.unresolved(req, requirements.declared(xr)):
+        out.write(f"{title}: requirements were not resolved; nothing was scheduled.\n")
+        return
+    try:
+        inputs = deployment.gather(req, xr, own)
+        result = schedule(inputs.deployment, inputs.clusters, inputs.replicas)
+    except SpecError as e:
+        out.write(f"{title}: not scheduled ({e.reason}): {e}\n")
+        return
+    out.write(f"ModelDeployment {title}\n" + "\n".join(lines(result)) + "\n")

@@ -1,0 +1,96 @@
+"""Reading render inputs: YAML files or directories of documents, and the Composition for an XR."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from modelplane_function.render.errors import RenderFailure
+
+DEFAULT_FUNCTION = "function-modelplane"
+
+
+def _jsonable(value: Any) -> Any:
+    # YAML timestamps load as datetimes; Kubernetes objects carry them as RFC 3339 strings.
+    if isinstance(value, datetime.datetime):
+        return value.isoformat().replace("+00:00", "Z")
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]  # pyright: ignore[reportUnknownVariableType]
+    return value
+
+
+def _files(path: Path) -> list[Path]:
+    if path.is_dir():  # like crossplane render: *.yaml and *.yml, not recursive, sorted by name
+        return sorted(p for p in path.iterdir() if p.suffix in {".yaml", ".yml"} and p.is_file())
+    return [path]
+
+
+def documents(paths: Iterable[Path]) -> list[dict[str, Any]]:
+    """Every non-empty document of the files (directories: their YAML files), in order."""
+    out: list[dict[str, Any]] = []
+    for path in paths:
+        for file in _files(path):
+            try:
+                docs = list(yaml.safe_load_all(file.read_text()))
+            except (OSError, yaml.YAMLError) as e:
+                msg = f"cannot read {file}: {e}"
+                raise RenderFailure(msg) from e
+            for doc in docs:
+                if doc is None:
+                    continue
+                if not isinstance(doc, Mapping):
+                    msg = f"{file}: a document is not an object"
+                    raise RenderFailure(msg)
+                out.append(_jsonable(doc))
+    return out
+
+
+def single(path: Path) -> dict[str, Any]:
+    docs = documents([path])
+    if len(docs) != 1:
+        msg = f"{path}: expected exactly one document, found {len(docs)}"
+        raise RenderFailure(msg)
+    return docs[0]
+
+
+def default_apis() -> Path:
+    """This repository's apis/ (next to lib/ and functions/), else ./apis."""
+    repo = Path(__file__).resolve().parents[3] / "apis"
+    return repo if repo.is_dir() else Path("apis")
+
+
+def compositions(apis: Path) -> list[dict[str, Any]]:
+    files = sorted(p for p in apis.rglob("*") if p.suffix in {".yaml", ".yml"} and p.is_file())
+    docs = documents(files)
+    group = "apiextensions.crossplane.io/"
+    return [d for d in docs if d.get("kind") == "Composition" and str(d.get("apiVersion", "")).startswith(group)]
+
+
+def composition_for(xr: Mapping[str, Any], candidates: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The Composition for the XR: its compositionRef if set, else the one whose compositeTypeRef matches."""
+    ref = ((xr.get("spec") or {}).get("crossplane") or {}).get("compositionRef") or {}
+
+    def fits(c: Mapping[str, Any]) -> bool:
+        ref_type = (c.get("spec") or {}).get("compositeTypeRef") or {}
+        if (ref_type.get("apiVersion"), ref_type.get("kind")) != (xr.get("apiVersion"), xr.get("kind")):
+            return False
+        return not ref.get("name") or (c.get("metadata") or {}).get("name") == ref.get("name")
+
+    matching = [c for c in candidates if fits(c)]
+    if len(matching) != 1:
+        what = f"{xr.get('apiVersion')} {xr.get('kind')}"
+        msg = f"expected one Composition for {what}, found {len(matching)}"
+        raise RenderFailure(msg)
+    composition = dict(matching[0])
+    if (composition.get("spec") or {}).get("mode") != "Pipeline":
+        msg = f"Composition {composition.get('metadata', {}).get('name')}: spec.mode must be Pipeline"
+        raise RenderFailure(msg)
+    return composition

@@ -1,0 +1,59 @@
+"""What a ModelDeployment reads besides itself, declared identically on every call.
+
+Requirements depend only on the observed XR, so repeated calls converge (render and Crossplane stop
+asking once two consecutive answers are equal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from crossplane.function import response
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane import names
+
+from modelplane_function.convert import to_dict
+
+CLUSTERS = "clusters"
+REPLICAS = "replicas"
+NAMESPACE = "namespace"
+
+
+def _match_labels(xr: Mapping[str, Any]) -> dict[str, str] | None:
+    """clusterSelector.matchLabels as a server-side filter; matchExpressions are applied by the scheduler."""
+    spec = (xr.get("spec") or {}).get("template", {}).get("spec", {})
+    selector = spec.get("clusterSelector") if isinstance(spec, Mapping) else None
+    labels = selector.get("matchLabels") if isinstance(selector, Mapping) else None
+    if not isinstance(labels, Mapping) or not labels:
+        return None
+    return {str(k): str(v) for k, v in sorted(labels.items())}  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+
+
+def _namespace(xr: Mapping[str, Any]) -> str:
+    return str((xr.get("metadata") or {}).get("namespace") or "")
+
+
+def declared(xr: Mapping[str, Any]) -> tuple[str, ...]:
+    """The names of the requirements `declare` adds for this XR."""
+    return (CLUSTERS, REPLICAS, NAMESPACE) if _namespace(xr) else (CLUSTERS, REPLICAS)
+
+
+def declare(rsp: fnv1.RunFunctionResponse, xr: Mapping[str, Any]) -> tuple[str, ...]:
+    """Declare the requirements; return their names."""
+    response.require_resources(rsp, CLUSTERS, names.API_VERSION, names.KIND_CLUSTER, match_labels=_match_labels(xr))
+    # Every replica of every deployment: the ledger charges other deployments' replicas too.
+    response.require_resources(rsp, REPLICAS, names.API_VERSION, names.KIND_REPLICA)
+    if _namespace(xr):
+        # The deployment's Namespace, for its labels (InferenceCluster allowedNamespaceSelector).
+        response.require_resources(rsp, NAMESPACE, "v1", "Namespace", match_name=_namespace(xr))
+    return declared(xr)
+
+
+def unresolved(req: fnv1.RunFunctionRequest, declared: tuple[str, ...]) -> bool:
+    return any(name not in req.required_resources for name in declared)
+
+
+def items(req: fnv1.RunFunctionRequest, name: str) -> list[dict[str, Any]]:
+    found = req.required_resources.get(name)  # .get: bracket access would insert the key
+    return [] if found is None else [to_dict(item.resource) for item in found.items]

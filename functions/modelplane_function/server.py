@@ -1,0 +1,54 @@
+"""The gRPC server, shared by `modelplane serve`, `modelplane render` and the tests.
+
+It registers what the SDK's runtime.serve registers (the v1 service, the v1beta1 service through the
+SDK's BetaFunctionRunner, and server reflection) but returns the started server instead of blocking,
+so callers can bind port 0 and learn the port. Two differences from the SDK: with --insecure the
+certificates are not loaded at all (insecure wins, as the function spec says, and nothing is bound
+twice), and SO_REUSEPORT is off, so starting on a port that is already in use fails instead of
+silently sharing it with another process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import grpc
+from crossplane.function import runtime
+from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
+from crossplane.function.proto.v1beta1 import run_function_pb2_grpc as grpcv1beta1
+from grpc_reflection.v1alpha import reflection
+
+
+class ServeError(RuntimeError):
+    """The server cannot start (address in use, unreadable certificates)."""
+
+
+def load_credentials(tls_certs_dir: str) -> grpc.ServerCredentials:
+    """mTLS server credentials from tls.crt, tls.key and ca.crt (the SDK's loader, with a clear error)."""
+    try:
+        return runtime.load_credentials(tls_certs_dir)
+    except OSError as e:
+        msg = f"cannot load TLS certificates from {tls_certs_dir}: {e.strerror}: {e.filename}"
+        raise ServeError(msg) from e
+
+
+async def start(
+    servicer: grpcv1.FunctionRunnerServiceServicer,
+    address: str,
+    *,
+    creds: grpc.ServerCredentials | None,
+    options: Sequence[tuple[str, Any]] = (),
+) -> tuple[grpc.aio.Server, int]:
+    """Start serving on `address` (mTLS with `creds`, plaintext without); return the server and its port."""
+    server = grpc.aio.server(options=[*options, ("grpc.so_reuseport", 0)])
+    grpcv1.add_FunctionRunnerServiceServicer_to_server(servicer, server)
+    grpcv1beta1.add_FunctionRunnerServiceServicer_to_server(runtime.BetaFunctionRunner(wrapped=servicer), server)
+    reflection.enable_server_reflection(runtime.SERVICE_NAMES, server)
+    try:
+        port = server.add_secure_port(address, creds) if creds is not None else server.add_insecure_port(address)
+    except RuntimeError as e:  # grpc says only "Failed to bind"; its log line has the OS error
+        msg = f"cannot listen on {address}: the address is in use or not available on this host"
+        raise ServeError(msg) from e
+    await server.start()
+    return server, port
