@@ -20,11 +20,16 @@ def replica_entry(replica: ModelReplica) -> dict[str, Any]:
 
 def unplaced(diagnosis: Diagnosis) -> dict[str, Any]:
     rejected = sorted((name, s) for name, s in diagnosis.statuses.items() if not s.fits)
-    clusters = [{"cluster": name, "reason": s.reason, **({"detail": s.detail} if s.detail else {})} for name, s in rejected]
+    clusters: list[dict[str, str]] = []
+    for name, s in rejected[:MAX_UNPLACED_CLUSTERS]:
+        entry = {"cluster": name, "reason": s.reason}
+        if s.detail:
+            entry["detail"] = s.detail
+        clusters.append(entry)
     return {
         "count": diagnosis.unplaced,
         "summary": diagnosis.summary(),
-        "clusters": clusters[:MAX_UNPLACED_CLUSTERS],
+        "clusters": clusters,
     }
 
 

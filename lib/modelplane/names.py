@@ -33,6 +33,8 @@ CONDITION_REPLICAS_READY = "ReplicasReady"
 # Conditions on the ModelReplica.
 CONDITION_REPLICA_RENDERED = "ReplicaRendered"
 CONDITION_REPLICA_READY = "ReplicaReady"
+# Conditions on the InferenceCluster.
+CONDITION_POOLS_PUBLISHED = "GPUPoolsPublished"
 
 REASON_SCHEDULED = "Scheduled"
 REASON_SCALED_TO_ZERO = "ScaledToZero"
@@ -47,6 +49,9 @@ REASON_RENDERED = "Rendered"
 REASON_CANNOT_RENDER = "CannotRender"
 REASON_READY = "Ready"
 REASON_NOT_READY = "NotReady"
+REASON_PUBLISHED = "Published"
+REASON_REPLICAS_PLACED = "ReplicasPlaced"
+REASON_REPLICAS_REMOVED = "ReplicasRemoved"
 
 MAX_NAME = 63
 _HASH_LEN = 8
