@@ -10,7 +10,10 @@ Pod metadata: `template`/`worker` are PodSpecs, so pod labels and annotations go
 alike). They carry the member templates' labels/annotations (the Leader's value wins over the
 Worker's on a key clash), the replica's identity labels and the KAI binding: label
 `kai.scheduler/queue`, `kai.scheduler/subgroup-name` = engine name, `kai.scheduler/skip-podgrouper`
-"true", annotation `pod-group-name`. Our keys win over the user's.
+"true", annotation `pod-group-name`. Our keys win over the user's. In PrefillDecode mode KServe
+uses `spec.labels` as the base of the prefill pods' labels with `spec.prefill.labels` on top, so
+the prefill workload sets every key of ours itself (a decode template's own labels do reach the
+prefill pods).
 
 `spec.model.name` defaults to the URI without its scheme (`hf://Qwen/Qwen3-8B` -> `Qwen/Qwen3-8B`):
 KServe would otherwise serve the model under the generated object name.
