@@ -1,0 +1,773 @@
+"""parse_* turn XR dicts into domain values; replica_manifest is parse_replica's inverse."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from modelplane import model as m
+from modelplane.api import gpu_pools_status, parse_cluster, parse_deployment, parse_replica, replica_manifest
+from modelplane.errors import SpecError
+
+SAMPLES = Path(__file__).parent / "samples" / "valid"
+IMAGE = "vllm/vllm-openai:v0.11.0"
+
+
+def load(name: str) -> dict[str, Any]:
+    return yaml.safe_load((SAMPLES / name).read_text())
+
+
+def pod(*, args: tuple[str, ...] = (), command: tuple[str, ...] = ()) -> dict[str, Any]:
+    container: dict[str, Any] = {"name": "engine", "image": IMAGE}
+    if command:
+        container["command"] = list(command)
+    if args:
+        container["args"] = list(args)
+    return {"spec": {"containers": [container]}}
+
+
+GPU = {"devices": [{"name": "gpu", "selectors": [{"cel": "true"}]}]}
+
+
+def md(*, replicas: Any = 1, engines: list[dict[str, Any]] | None = None, **tpl: Any) -> dict[str, Any]:
+    engines = engines or [engine()]
+    return {
+        "apiVersion": "modelplane.ai/v1alpha1",
+        "kind": "ModelDeployment",
+        "metadata": {"name": "llm", "namespace": "team-a"},
+        "spec": {"replicas": replicas, "template": {"spec": {"engines": engines, **tpl}}},
+    }
+
+
+def engine(
+    name: str = "main", *, args: tuple[str, ...] = (), command: tuple[str, ...] = (), **kw: Any
+) -> dict[str, Any]:
+    return {"name": name, "members": [{"nodeSelector": GPU, "template": pod(args=args, command=command)}], **kw}
+
+
+def gang(
+    name: str = "gang", *, leader_args: tuple[str, ...] = (), worker_args: tuple[str, ...] = (), **kw: Any
+) -> dict[str, Any]:
+    return {
+        "name": name,
+        "members": [
+            {"role": "Worker", "worker": {"nodes": 2}, "nodeSelector": GPU, "template": pod(args=worker_args)},
+            {"role": "Leader", "template": pod(args=leader_args)},
+        ],
+        **kw,
+    }
+
+
+# --- whole-object parses -----------------------------------------------------------------
+
+
+def test_a_modelplane_style_manifest_parses_into_the_deployment_it_describes() -> None:
+    got = parse_deployment(load("deployment-modelplane-style.yaml"), namespace_labels={"tenant": "research"})
+    args = [
+        "vllm serve deepseek-ai/DeepSeek-V3 --served-model-name $(MODELPLANE_SERVED_MODEL_NAME) --tensor-parallel-size 8"
+    ]
+    want = m.Deployment(
+        namespace="research",
+        name="deepseek",
+        replicas=1,
+        engines=(
+            m.Engine(
+                name="gang",
+                copies=2,
+                members=(
+                    m.Member(
+                        role=m.Role.LEADER,
+                        template={
+                            "spec": {
+                                "containers": [
+                                    {"name": "engine", "image": IMAGE, "command": ["sh", "-c"], "args": args}
+                                ]
+                            }
+                        },
+                    ),
+                    m.Member(
+                        role=m.Role.WORKER,
+                        worker_nodes=2,
+                        device_requests=(
+                            m.DeviceRequest(
+                                name="gpu",
+                                count=8,
+                                selectors=(
+                                    'device.driver == "gpu.nvidia.com" && device.attributes["gpu.nvidia.com"].productName == "NVIDIA H200"',
+                                ),
+                            ),
+                        ),
+                        template={
+                            "spec": {
+                                "containers": [
+                                    {
+                                        "name": "engine",
+                                        "image": IMAGE,
+                                        "ports": [{"name": "http", "containerPort": 8000}],
+                                    }
+                                ]
+                            }
+                        },
+                    ),
+                ),
+            ),
+        ),
+        model=m.ModelRef(uri="hf://deepseek-ai/DeepSeek-V3"),
+        cluster_selector=m.LabelSelector(match_labels={"tier": "gpu"}),
+        tolerations=(
+            m.Toleration(key="dedicated", operator="Equal", value="inference", effect=m.TaintEffect.NO_EXECUTE),
+        ),
+        namespace_labels={"tenant": "research"},
+    )
+    assert got == want
+
+
+def test_a_prefill_decode_deployment_keeps_phases_selectors_and_scheduling() -> None:
+    got = parse_deployment(load("deployment-prefill-decode.yaml"))
+    summary = (
+        got.serving_mode,
+        got.queue,
+        got.priority_class_name,
+        dict(got.template_labels),
+        got.cluster_selector,
+        got.tolerations,
+        got.model,
+        [
+            (e.name, e.phase, e.copies, [(x.role, x.worker_nodes, x.device_requests, x.constraints) for x in e.members])
+            for e in got.engines
+        ],
+    )
+    gpu8 = m.DeviceRequest(name="gpu", count=8, selectors=('device.driver == "gpu.nvidia.com"',))
+    assert summary == (
+        m.ServingMode.PREFILL_DECODE,
+        "inference",
+        "high",
+        {"tier": "prod"},
+        m.LabelSelector(
+            match_labels={"region": "eu"},
+            match_expressions=(m.LabelSelectorRequirement(key="compliance", operator="In", values=("gdpr",)),),
+        ),
+        (m.Toleration(key="maintenance", operator="Exists", effect=m.TaintEffect.NO_SCHEDULE),),
+        m.ModelRef(uri="hf://Qwen/Qwen3-8B", name="qwen3"),
+        [
+            (
+                "prefill",
+                m.Phase.PREFILL,
+                2,
+                [
+                    (
+                        m.Role.STANDALONE,
+                        0,
+                        (
+                            m.DeviceRequest(
+                                name="gpu",
+                                count=8,
+                                selectors=(
+                                    'device.driver == "gpu.nvidia.com"',
+                                    'device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("80Gi")) >= 0',
+                                ),
+                            ),
+                        ),
+                        (),
+                    )
+                ],
+            ),
+            (
+                "decode",
+                m.Phase.DECODE,
+                1,
+                [
+                    (m.Role.LEADER, 0, (), ()),
+                    (
+                        m.Role.WORKER,
+                        3,
+                        (gpu8, m.DeviceRequest(name="nic", count=1, selectors=('device.driver == "ib.example.com"',))),
+                        (
+                            m.DeviceConstraint(
+                                requests=("gpu", "nic"), match_attribute="resource.kubernetes.io/pcieRoot"
+                            ),
+                        ),
+                    ),
+                ],
+            ),
+        ],
+    )
+
+
+def test_a_cluster_reads_published_gpu_pools_over_spec_node_pools() -> None:
+    got = parse_cluster(load("cluster-fleet-member.yaml"))
+    want = m.Cluster(
+        name="eu-west-1",
+        labels={"region": "eu", "tier": "gpu"},
+        taints=(
+            m.Taint(key="maintenance", value="true", effect=m.TaintEffect.NO_SCHEDULE),
+            m.Taint(key="maintenance", effect=m.TaintEffect.NO_EXECUTE),
+        ),
+        ready=True,
+        allowed_namespaces=("research", "team-a"),
+        allowed_namespace_selector=m.LabelSelector(
+            match_expressions=(m.LabelSelectorRequirement(key="tenant", operator="Exists"),)
+        ),
+        provider_config_name="eu-west-1",
+        workload_namespace="inference",
+        default_queue="serving",
+        topology="rack-topology",
+        pools=(
+            m.NodePool(
+                name="h200",
+                nodes=6,
+                devices=(m.Device(name="gpu", driver="gpu.nvidia.com", device_class_name="gpu.nvidia.com", count=8),),
+            ),
+        ),
+    )
+    assert got == want
+
+
+def test_a_cluster_without_published_pools_uses_spec_node_pools_with_typed_attributes() -> None:
+    obj = load("cluster-fleet-member.yaml")
+    del obj["status"]
+    got = parse_cluster(obj).pools
+    assert got == (
+        m.NodePool(
+            name="h200",
+            nodes=8,
+            devices=(
+                m.Device(
+                    name="gpu",
+                    driver="gpu.nvidia.com",
+                    device_class_name="gpu.nvidia.com",
+                    count=8,
+                    attributes={
+                        "driverVersion": m.Attribute(type=m.AttributeType.VERSION, value="1.2.3"),
+                        "gpu.nvidia.com/index": m.Attribute(type=m.AttributeType.INT, value=0),
+                        "mig": m.Attribute(type=m.AttributeType.BOOL, value=False),
+                        "productName": m.Attribute(type=m.AttributeType.STRING, value="NVIDIA H200"),
+                    },
+                    capacity={"memory": "141Gi"},
+                ),
+                m.Device(name="ib", driver="ib.example.com", claim=m.ClaimKind.SYNTHETIC),
+            ),
+        ),
+        m.NodePool(
+            name="l4",
+            nodes=2,
+            devices=(m.Device(name="gpu", driver="gpu.nvidia.com", device_class_name="gpu.nvidia.com"),),
+        ),
+    )
+
+
+def test_gpu_pools_status_publishes_spec_node_pools_with_defaults_filled_and_sorted() -> None:
+    obj = load("cluster-fleet-member.yaml")
+    obj["spec"]["nodePools"].reverse()
+    got = gpu_pools_status(obj)
+    assert got == [
+        {
+            "name": "h200",
+            "nodes": 8,
+            "devices": [
+                {
+                    "name": "gpu",
+                    "driver": "gpu.nvidia.com",
+                    "claim": "DRA",
+                    "deviceClassName": "gpu.nvidia.com",
+                    "count": 8,
+                    "attributes": {
+                        "productName": {"string": "NVIDIA H200"},
+                        "driverVersion": {"version": "1.2.3"},
+                        "gpu.nvidia.com/index": {"int": 0},
+                        "mig": {"bool": False},
+                    },
+                    "capacity": {"memory": {"value": "141Gi"}},
+                },
+                {"name": "ib", "driver": "ib.example.com", "claim": "Synthetic", "count": 1},
+            ],
+        },
+        {
+            "name": "l4",
+            "nodes": 2,
+            "devices": [
+                {
+                    "name": "gpu",
+                    "driver": "gpu.nvidia.com",
+                    "claim": "DRA",
+                    "deviceClassName": "gpu.nvidia.com",
+                    "count": 1,
+                }
+            ],
+        },
+    ]
+
+
+# --- readiness ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReadyCase:
+    name: str
+    conditions: list[dict[str, str]]
+    cluster_ready: bool
+    replica_ready: bool
+
+
+READY_CASES = [
+    ReadyCase(
+        "no conditions: a cluster is usable, a replica is not ready", [], cluster_ready=True, replica_ready=False
+    ),
+    ReadyCase("Ready True: both ready", [{"type": "Ready", "status": "True"}], cluster_ready=True, replica_ready=True),
+    ReadyCase(
+        "Ready False: neither ready", [{"type": "Ready", "status": "False"}], cluster_ready=False, replica_ready=False
+    ),
+    ReadyCase(
+        "Ready Unknown: the cluster is not known to be down",
+        [{"type": "Ready", "status": "Unknown"}],
+        cluster_ready=True,
+        replica_ready=False,
+    ),
+    ReadyCase(
+        "only other conditions count for nothing",
+        [{"type": "Synced", "status": "False"}],
+        cluster_ready=True,
+        replica_ready=False,
+    ),
+]
+
+
+@pytest.mark.parametrize("case", READY_CASES, ids=lambda c: c.name)
+def test_ready_comes_from_the_ready_condition(case: ReadyCase) -> None:
+    cluster = {"metadata": {"name": "c"}, "spec": {}, "status": {"conditions": case.conditions}}
+    replica = load("replica-leader-worker.yaml") | {"status": {"conditions": case.conditions}}
+    assert (parse_cluster(cluster).ready, parse_replica(replica).ready) == (case.cluster_ready, case.replica_ready)
+
+
+# --- replica round trips -----------------------------------------------------------------
+
+
+def placed(
+    role: m.Role = m.Role.STANDALONE, *, pool: str = "h200", claims: bool = True, nodes: int = 0
+) -> m.PlacedMember:
+    requests = (m.ResolvedDeviceRequest(name="gpu", device_class_name="gpu.nvidia.com", count=8, selectors=("true",)),)
+    return m.PlacedMember(
+        role=role,
+        worker_nodes=nodes,
+        pool=pool,
+        device_requests=requests if claims else (),
+        template=pod(args=("--max-model-len", "8192")),
+    )
+
+
+def replica(**kw: Any) -> m.ModelReplica:
+    base: dict[str, Any] = {
+        "namespace": "team-a",
+        "name": "llm-c1-0",
+        "deployment": "llm",
+        "cluster": "c1",
+        "index": 0,
+        "engines": (m.PlacedEngine(name="main", members=(placed(),)),),
+    }
+    return m.ModelReplica(**(base | kw))
+
+
+@dataclass(frozen=True)
+class RoundTrip:
+    name: str
+    replica: m.ModelReplica = field(default_factory=replica)
+
+
+ROUND_TRIPS = [
+    RoundTrip("a unified standalone replica with defaults"),
+    RoundTrip(
+        "a leader-worker gang with a claimless leader, parallelism and constraints",
+        replica(
+            index=3,
+            name="llm-c1-3",
+            engines=(
+                m.PlacedEngine(
+                    name="gang",
+                    copies=2,
+                    parallelism=m.Parallelism(tensor=8, pipeline=3),
+                    members=(
+                        placed(m.Role.LEADER, claims=False),
+                        m.PlacedMember(
+                            role=m.Role.WORKER,
+                            worker_nodes=2,
+                            pool="h200",
+                            device_requests=(
+                                m.ResolvedDeviceRequest(name="gpu", device_class_name="gpu.nvidia.com", count=8),
+                                m.ResolvedDeviceRequest(
+                                    name="nic", device_class_name="rdma", count=1, selectors=("a", "b")
+                                ),
+                            ),
+                            constraints=(
+                                m.DeviceConstraint(
+                                    requests=("gpu", "nic"), match_attribute="resource.kubernetes.io/pcieRoot"
+                                ),
+                            ),
+                            template=pod(),
+                        ),
+                    ),
+                ),
+            ),
+        ),
+    ),
+    RoundTrip(
+        "a prefill-decode replica on two pools with everything set",
+        replica(
+            engines=(
+                m.PlacedEngine(name="decode", phase=m.Phase.DECODE, members=(placed(pool="h200"),)),
+                m.PlacedEngine(name="prefill", phase=m.Phase.PREFILL, copies=4, members=(placed(pool="l4"),)),
+            ),
+            serving_mode=m.ServingMode.PREFILL_DECODE,
+            provider_config_name="c1-kube",
+            workload_namespace="serving",
+            model=m.ModelRef(uri="hf://Qwen/Qwen3-8B", name="qwen"),
+            queue="team-a",
+            priority_class_name="high",
+            topology="racks",
+            labels={"tier": "prod", "app.kubernetes.io/name": "llm"},
+        ),
+    ),
+    RoundTrip("a replica with no model", replica(model=None, labels={"a": "b"})),
+]
+
+
+@pytest.mark.parametrize("case", ROUND_TRIPS, ids=lambda c: c.name)
+def test_parse_replica_inverts_replica_manifest(case: RoundTrip) -> None:
+    assert parse_replica(replica_manifest(case.replica)) == case.replica
+
+
+def test_replica_manifest_writes_identity_labels_and_only_owned_spec() -> None:
+    got = replica_manifest(replica(labels={"tier": "prod"}, model=m.ModelRef(uri="hf://x/y")))
+    assert got == {
+        "apiVersion": "modelplane.ai/v1alpha1",
+        "kind": "ModelReplica",
+        "metadata": {
+            "name": "llm-c1-0",
+            "namespace": "team-a",
+            "labels": {
+                "modelplane.ai/cluster": "c1",
+                "modelplane.ai/deployment": "llm",
+                "modelplane.ai/replica-index": "0",
+                "tier": "prod",
+            },
+        },
+        "spec": {
+            "clusterName": "c1",
+            "workloadNamespace": "modelplane-workloads",
+            "model": {"uri": "hf://x/y"},
+            "serving": {"mode": "Unified"},
+            "scheduling": {"queue": "default"},
+            "engines": [
+                {
+                    "name": "main",
+                    "copies": 1,
+                    "members": [
+                        {
+                            "role": "Standalone",
+                            "nodePoolName": "h200",
+                            "deviceRequests": [
+                                {
+                                    "name": "gpu",
+                                    "deviceClassName": "gpu.nvidia.com",
+                                    "count": 8,
+                                    "selectors": [{"cel": {"expression": "true"}}],
+                                }
+                            ],
+                            "template": pod(args=("--max-model-len", "8192")),
+                        }
+                    ],
+                }
+            ],
+        },
+    }
+
+
+def test_an_observed_replica_drops_machinery_labels_and_ignores_crossplane_fields() -> None:
+    obj = replica_manifest(replica(labels={"tier": "prod"}))
+    obj["metadata"]["labels"]["crossplane.io/composite"] = "llm-x7k2"
+    obj["metadata"]["uid"] = "1234"
+    obj["spec"]["crossplane"] = {"compositionRef": {"name": "modelreplicas.modelplane.ai"}, "resourceRefs": []}
+    obj["status"] = {"conditions": [{"type": "Synced", "status": "True", "reason": "ReconcileSuccess"}]}
+    assert parse_replica(obj) == replica(labels={"tier": "prod"})
+
+
+# --- numbers from protobuf Struct --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NumberCase:
+    name: str
+    obj: dict[str, Any]
+    want: Any = None
+    error: str | None = None
+
+
+def _summary(d: m.Deployment) -> Any:
+    return (
+        d.replicas,
+        [(e.copies, [(x.worker_nodes, [r.count for r in x.device_requests]) for x in e.members]) for e in d.engines],
+    )
+
+
+NUMBER_CASES = [
+    NumberCase(
+        "integral floats become ints", md(replicas=3.0, engines=[engine(copies=2.0)]), want=(3, [(2, [(0, [1])])])
+    ),
+    NumberCase(
+        "worker nodes and device counts arrive as floats",
+        md(
+            engines=[
+                {
+                    **gang(),
+                    "members": [
+                        {"role": "Leader", "template": pod()},
+                        {
+                            "role": "Worker",
+                            "worker": {"nodes": 4.0},
+                            "nodeSelector": {
+                                "devices": [{"name": "gpu", "count": 8.0, "selectors": [{"cel": "true"}]}]
+                            },
+                            "template": pod(),
+                        },
+                    ],
+                }
+            ]
+        ),
+        want=(1, [(1, [(0, []), (4, [8])])]),
+    ),
+    NumberCase(
+        "a fractional replica count is rejected",
+        md(replicas=3.5),
+        error="spec.replicas: must be a whole number, got 3.5",
+    ),
+    NumberCase(
+        "a fractional copy count is rejected",
+        md(engines=[engine(copies=1.5)]),
+        error="spec.template.spec.engines[0].copies: must be a whole number, got 1.5",
+    ),
+    NumberCase("a string is not a number", md(replicas="3"), error="spec.replicas: Input should be a valid integer"),
+    NumberCase("a boolean is not a number", md(replicas=True), error="spec.replicas: Input should be a valid integer"),
+]
+
+
+@pytest.mark.parametrize("case", NUMBER_CASES, ids=lambda c: c.name)
+def test_numbers_from_struct(case: NumberCase) -> None:
+    if case.error is None:
+        assert _summary(parse_deployment(case.obj)) == case.want
+    else:
+        with pytest.raises(SpecError) as err:
+            parse_deployment(case.obj)
+        assert str(err.value) == case.error
+
+
+def test_cluster_numbers_from_struct_and_quantities_stay_strings() -> None:
+    obj = {
+        "metadata": {"name": "c"},
+        "spec": {
+            "nodePools": [
+                {
+                    "name": "p",
+                    "nodes": 4.0,
+                    "devices": [
+                        {
+                            "name": "gpu",
+                            "driver": "d",
+                            "deviceClassName": "d",
+                            "count": 8.0,
+                            "attributes": {"index": {"int": 7.0}},
+                            "capacity": {"memory": {"value": "80Gi"}, "cores": {"value": 128.0}},
+                        }
+                    ],
+                }
+            ]
+        },
+    }
+    assert parse_cluster(obj).pools == (
+        m.NodePool(
+            name="p",
+            nodes=4,
+            devices=(
+                m.Device(
+                    name="gpu",
+                    driver="d",
+                    device_class_name="d",
+                    count=8,
+                    attributes={"index": m.Attribute(type=m.AttributeType.INT, value=7)},
+                    capacity={"cores": "128", "memory": "80Gi"},
+                ),
+            ),
+        ),
+    )
+
+
+# --- model derivation --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelCase:
+    name: str
+    obj: dict[str, Any]
+    want: m.ModelRef | None
+
+
+MODEL_CASES = [
+    ModelCase(
+        "--model with a separate value is a Hugging Face id",
+        md(engines=[engine(args=("--model", "Qwen/Qwen3-8B"))]),
+        m.ModelRef(uri="hf://Qwen/Qwen3-8B"),
+    ),
+    ModelCase(
+        "--model= and --served-model-name give uri and name",
+        md(engines=[engine(args=("--model=Qwen/Qwen3-8B", "--served-model-name", "qwen"))]),
+        m.ModelRef(uri="hf://Qwen/Qwen3-8B", name="qwen"),
+    ),
+    ModelCase(
+        "an explicit scheme is kept",
+        md(engines=[engine(args=("--model=s3://bucket/llama",))]),
+        m.ModelRef(uri="s3://bucket/llama"),
+    ),
+    ModelCase(
+        "a pvc scheme is kept",
+        md(engines=[engine(args=("--model", "pvc://cache/qwen"))]),
+        m.ModelRef(uri="pvc://cache/qwen"),
+    ),
+    ModelCase(
+        "an hf scheme is not doubled", md(engines=[engine(args=("--model", "hf://a/b"))]), m.ModelRef(uri="hf://a/b")
+    ),
+    ModelCase(
+        "vllm serve's positional model inside a shell script counts",
+        md(engines=[engine(command=("bash", "-c"), args=("exec vllm serve org/model --served-model-name=m",))]),
+        m.ModelRef(uri="hf://org/model", name="m"),
+    ),
+    ModelCase("a variable reference names nothing", md(engines=[engine(args=("--model", "$(MODEL)"))]), None),
+    ModelCase("a local path names nothing", md(engines=[engine(args=("--model", "/mnt/models"))]), None),
+    ModelCase("no flags: no model", md(engines=[engine(args=("--port", "8000"))]), None),
+    ModelCase(
+        "the explicit model wins over args",
+        md(engines=[engine(args=("--model", "a/b"))], model={"uri": "oci://registry/model", "name": "x"}),
+        m.ModelRef(uri="oci://registry/model", name="x"),
+    ),
+    ModelCase(
+        "the Decode engine is read first under PrefillDecode",
+        md(
+            serving={"mode": "PrefillDecode"},
+            engines=[
+                engine("p", phase="Prefill", args=("--model", "p/p")),
+                engine("d", phase="Decode", args=("--model", "d/d")),
+            ],
+        ),
+        m.ModelRef(uri="hf://d/d"),
+    ),
+    ModelCase(
+        "the first engine is read first under Unified",
+        md(
+            engines=[
+                engine("a", args=("--model", "a/a")),
+                engine("b", args=("--model", "b/b", "--served-model-name", "b")),
+            ]
+        ),
+        m.ModelRef(uri="hf://a/a", name="b"),
+    ),
+    ModelCase(
+        "the Leader is read before the Worker",
+        md(engines=[gang(leader_args=("--model", "lead/er"), worker_args=("--model", "work/er"))]),
+        m.ModelRef(uri="hf://lead/er"),
+    ),
+    ModelCase(
+        "a Worker's flags count when the Leader has none",
+        md(engines=[gang(worker_args=("--model", "work/er"))]),
+        m.ModelRef(uri="hf://work/er"),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", MODEL_CASES, ids=lambda c: c.name)
+def test_model_derivation(case: ModelCase) -> None:
+    assert parse_deployment(case.obj).model == case.want
+
+
+# --- spec errors -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ErrorCase:
+    name: str
+    parse: Any
+    obj: dict[str, Any]
+    want: str
+
+
+ERROR_CASES = [
+    ErrorCase(
+        "a deployment without spec",
+        parse_deployment,
+        {"metadata": {"name": "x"}},
+        "spec: Input should be a valid dictionary or instance of DeploymentSpec",
+    ),
+    ErrorCase("an object without a name", parse_deployment, {"metadata": {}, "spec": {}}, "metadata.name: required"),
+    ErrorCase(
+        "several problems are reported together",
+        parse_deployment,
+        md(engines=[engine(copies=0), engine("B")]),
+        "spec.template.spec.engines[0].copies: Input should be greater than or equal to 1; "
+        "spec.template.spec.engines[1].name: String should match pattern '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'",
+    ),
+    ErrorCase(
+        "an unknown member field",
+        parse_deployment,
+        md(engines=[{"name": "e", "members": [{"nodeSelector": GPU, "template": pod(), "gpus": 8}]}]),
+        "spec.template.spec.engines[0].members[0].gpus: unknown field",
+    ),
+    ErrorCase(
+        "a replica without its deployment label",
+        parse_replica,
+        {"metadata": {"name": "r", "labels": {}}, "spec": replica_manifest(replica())["spec"]},
+        "metadata.labels[modelplane.ai/deployment]: required",
+    ),
+    ErrorCase(
+        "a replica with a malformed index label",
+        parse_replica,
+        {
+            **replica_manifest(replica()),
+            "metadata": {"name": "r", "labels": {"modelplane.ai/deployment": "d", "modelplane.ai/replica-index": "x"}},
+        },
+        "metadata.labels[modelplane.ai/replica-index]: must be a non-negative integer, got 'x'",
+    ),
+    ErrorCase(
+        "a cluster with a DRA device lacking a class",
+        parse_cluster,
+        {
+            "metadata": {"name": "c"},
+            "spec": {"nodePools": [{"name": "p", "nodes": 1, "devices": [{"name": "g", "driver": "d"}]}]},
+        },
+        "spec.nodePools[0].devices[0]: a DRA device needs a deviceClassName",
+    ),
+    ErrorCase(
+        "a published pool list with a malformed entry",
+        parse_cluster,
+        {"metadata": {"name": "c"}, "spec": {}, "status": {"gpuPools": [{"name": "p", "nodes": 1.5}]}},
+        "status.gpuPools[0].nodes: must be a whole number, got 1.5",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", ERROR_CASES, ids=lambda c: c.name)
+def test_spec_errors_name_the_field(case: ErrorCase) -> None:
+    with pytest.raises(SpecError) as err:
+        case.parse(case.obj)
+    assert str(err.value) == case.want
+
+
+def test_every_invalid_sample_is_rejected_by_the_parsers_too() -> None:
+    parsers = {"ModelDeployment": parse_deployment, "InferenceCluster": parse_cluster, "ModelReplica": parse_replica}
+    accepted = []
+    for path in sorted((SAMPLES.parent / "invalid").glob("*.yaml")):
+        obj = yaml.safe_load(path.read_text())
+        try:
+            parsers[obj["kind"]](obj)
+        except SpecError:
+            continue
+        accepted.append(path.stem)
+    assert accepted == []
