@@ -1,8 +1,8 @@
 """Bind: place the shortfall one replica per round on the best-ranked feasible cluster.
 
-Each round filters every cluster (ledger-independent verdicts are cached by the runner, capacity
-verdicts by the context until the cluster is charged), ranks the feasible ones, takes the lowest
-free index on the winner and charges the replica to the ledger before the next round. The first
+Each round takes the best-ranked feasible cluster, the lowest free index on it, and charges the
+replica to the ledger before the next round. Clusters are filtered once; after a placement only
+the chosen cluster is filtered and ranked again, since nothing else changed. The first
 round with no feasible cluster ends binding; its per-cluster statuses explain what is unplaced.
 """
 
@@ -17,7 +17,7 @@ from modelplane.model import Cluster
 from modelplane.scheduler.engines import EngineOption, cost_by_pool
 from modelplane.scheduler.filters import Context, FilterRunner
 from modelplane.scheduler.result import ClusterScore, Status
-from modelplane.scheduler.score import rank
+from modelplane.scheduler.score import Standing, best, rank, standing
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -54,22 +54,33 @@ def bind(
     used = {name: set(indexes) for name, indexes in taken.items()}
     spread = Counter(replicas_on)
     placements: list[Placement] = []
-    scores: tuple[ClusterScore, ...] = ()
+    last_round: list[Standing] = []
     by_name = {c.name: c for c in clusters}
+    # Placing on a cluster changes only that cluster's capacity and spread: every other verdict and
+    # standing carries over to the next round.
+    statuses = {c.name: runner.status(c) for c in clusters}
+    standings = {c.name: standing(ctx, c, spread) for c in clusters if statuses[c.name].fits}
     for _ in range(count):
-        statuses = {c.name: runner.status(c) for c in clusters}
-        feasible = [c for c in clusters if statuses[c.name].fits]
-        if not feasible:
-            return BindOutcome(placements=tuple(placements), statuses=MappingProxyType(statuses), scores=scores)
-        scores = rank(ctx, feasible, spread)
-        best = by_name[scores[0].cluster]
-        options = ctx.assignment(best)
+        if not standings:
+            return BindOutcome(
+                placements=tuple(placements),
+                statuses=MappingProxyType(statuses),
+                scores=rank(last_round),
+            )
+        last_round = list(standings.values())
+        chosen = by_name[best(last_round).cluster]
+        options = ctx.assignment(chosen)
         if options is None:  # the capacity filter passed on this very assignment
-            msg = f"cluster {best.name} passed the capacity filter without an assignment"
+            msg = f"cluster {chosen.name} passed the capacity filter without an assignment"
             raise AssertionError(msg)
-        index = lowest_free_index(used.setdefault(best.name, set()))
-        used[best.name].add(index)
-        spread[best.name] += 1
-        ctx.ledger.charge(best.name, cost_by_pool(options))
-        placements.append(Placement(cluster=best, index=index, options=options))
-    return BindOutcome(placements=tuple(placements), scores=scores)
+        index = lowest_free_index(used.setdefault(chosen.name, set()))
+        used[chosen.name].add(index)
+        spread[chosen.name] += 1
+        ctx.ledger.charge(chosen.name, cost_by_pool(options))
+        placements.append(Placement(cluster=chosen, index=index, options=options))
+        statuses[chosen.name] = runner.status(chosen)
+        if statuses[chosen.name].fits:
+            standings[chosen.name] = standing(ctx, chosen, spread)
+        else:
+            del standings[chosen.name]
+    return BindOutcome(placements=tuple(placements), scores=rank(last_round))

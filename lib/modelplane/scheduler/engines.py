@@ -53,6 +53,7 @@ class EngineOptions:
         self._deployment = deployment
         self._matcher = matcher
         self._by_cluster: dict[str, ClusterOptions] = {}
+        self._matching: dict[str, frozenset[str]] = {}
 
     def of(self, cluster: Cluster) -> ClusterOptions:
         cached = self._by_cluster.get(cluster.name)
@@ -71,7 +72,11 @@ class EngineOptions:
 
     def matching_pools(self, cluster: Cluster) -> frozenset[str]:
         """Pools that can host at least one engine: the cluster's capacity relevant to this deployment."""
-        return frozenset(o.pool for opts in self.of(cluster) for o in opts)
+        pools = self._matching.get(cluster.name)
+        if pools is None:
+            pools = frozenset(o.pool for opts in self.of(cluster) for o in opts)
+            self._matching[cluster.name] = pools
+        return pools
 
 
 def cost_by_pool(options: tuple[EngineOption, ...]) -> Mapping[str, int]:

@@ -40,6 +40,7 @@ class Context:
         self.engines = engines
         self.ledger = ledger
         self._fits: dict[str, tuple[int, tuple[EngineOption, ...] | None]] = {}
+        self._free: dict[str, tuple[int, int]] = {}
 
     def assignment(self, cluster: Cluster) -> tuple[EngineOption, ...] | None:
         """One pool per engine that fits the cluster's free nodes now, or None."""
@@ -52,8 +53,13 @@ class Context:
 
     def free_matching_nodes(self, cluster: Cluster) -> int:
         """Free nodes over the pools that can host some engine of the deployment."""
-        free = self.ledger.free(cluster.name)
-        return sum(max(free.get(p, 0), 0) for p in self.engines.matching_pools(cluster))
+        version = self.ledger.version(cluster.name)
+        cached = self._free.get(cluster.name)
+        if cached is None or cached[0] != version:
+            free = self.ledger.free(cluster.name)
+            cached = (version, sum(max(free.get(p, 0), 0) for p in self.engines.matching_pools(cluster)))
+            self._free[cluster.name] = cached
+        return cached[1]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

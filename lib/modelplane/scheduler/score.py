@@ -7,11 +7,14 @@ point per extra replica, so the winner always comes from the least-loaded cluste
 the lexicographic rule says. Balance is free matching nodes relative to the roomiest feasible
 cluster; where integer rounding makes two clusters tie, the ranking falls back to the raw counts
 and then the name, so the order stays exact even where the bounded scores cannot tell.
+
+Because the winner of rank() is always the minimum of the raw key, bind picks it with best() in
+O(clusters) per round and renders the full ranking only once, for the diagnosis.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -26,31 +29,45 @@ _SPREAD_WEIGHT = MAX_SCORE + 1
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class _Raw:
+class Standing:
+    """The raw facts a feasible cluster is ranked on."""
+
     cluster: str
-    replicas: int
-    free: int
+    replicas: int  # of this deployment, kept and placed so far
+    free: int  # free nodes in the pools that can host some engine
+
+    def key(self) -> tuple[int, int, str]:
+        """The lexicographic rule itself: fewest replicas, most free nodes, name."""
+        return (self.replicas, -self.free, self.cluster)
 
 
-def rank(ctx: Context, feasible: Sequence[Cluster], replicas_on: Mapping[str, int]) -> tuple[ClusterScore, ...]:
-    """ClusterScores of `feasible`, best first."""
-    if not feasible:
+def standing(ctx: Context, cluster: Cluster, replicas_on: Mapping[str, int]) -> Standing:
+    return Standing(
+        cluster=cluster.name, replicas=replicas_on.get(cluster.name, 0), free=ctx.free_matching_nodes(cluster)
+    )
+
+
+def best(standings: Iterable[Standing]) -> Standing:
+    """The winner; always the first of rank(), found without scoring everyone."""
+    return min(standings, key=Standing.key)
+
+
+def rank(standings: Sequence[Standing]) -> tuple[ClusterScore, ...]:
+    """ClusterScores, best first."""
+    if not standings:
         return ()
-    raws = [
-        _Raw(cluster=c.name, replicas=replicas_on.get(c.name, 0), free=ctx.free_matching_nodes(c)) for c in feasible
-    ]
-    fewest = min(r.replicas for r in raws)
-    roomiest = max(r.free for r in raws)
+    fewest = min(s.replicas for s in standings)
+    roomiest = max(s.free for s in standings)
     ranked: list[tuple[tuple[int, int, int, str], ClusterScore]] = []
-    for r in raws:
-        spread = max(MAX_SCORE - (r.replicas - fewest), 0)
-        balance = MAX_SCORE * r.free // roomiest if roomiest > 0 else 0
+    for s in standings:
+        spread = max(MAX_SCORE - (s.replicas - fewest), 0)
+        balance = MAX_SCORE * s.free // roomiest if roomiest > 0 else 0
         total = spread * _SPREAD_WEIGHT + balance
         score = ClusterScore(
-            cluster=r.cluster,
+            cluster=s.cluster,
             total=total,
             scores=MappingProxyType({SCORE_SPREAD: spread, SCORE_BALANCE: balance}),
         )
-        ranked.append(((-total, r.replicas, -r.free, r.cluster), score))
+        ranked.append(((-total, *s.key()), score))
     ranked.sort(key=lambda kv: kv[0])
     return tuple(score for _, score in ranked)
