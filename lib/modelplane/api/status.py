@@ -1,0 +1,46 @@
+"""The ModelDeployment status the function publishes: replica counts, placement, and why the rest is unplaced.
+
+Shape (apis/modeldeployment/definition.yaml): `replicas {total, ready}`, `placement[]` of
+`{name, cluster, index, pools[] {engine, role, pool}}` sorted by (cluster, index), and `unplaced
+{count, summary, clusters[] {cluster, reason, detail}}` only while replicas are unplaced, bounded
+to MAX_UNPLACED_CLUSTERS entries (sorted by cluster) so a large fleet cannot bloat the object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from modelplane import model as m
+from modelplane.scheduler.result import Diagnosis
+
+MAX_UNPLACED_CLUSTERS = 64
+
+
+def deployment_status(replicas: Sequence[m.ModelReplica], diagnosis: Diagnosis | None) -> dict[str, Any]:
+    """`status` of a ModelDeployment for the given desired replicas (their `ready` as observed)."""
+    ordered = sorted(replicas, key=lambda r: (r.cluster, r.index))
+    status: dict[str, Any] = {
+        "replicas": {"total": len(ordered), "ready": sum(r.ready for r in ordered)},
+        "placement": [
+            {
+                "name": r.name,
+                "cluster": r.cluster,
+                "index": r.index,
+                "pools": [
+                    {"engine": e.name, "role": x.role.value, "pool": x.pool} for e in r.engines for x in e.members
+                ],
+            }
+            for r in ordered
+        ],
+    }
+    if diagnosis is not None and diagnosis.unplaced:
+        rejected = sorted((c, s) for c, s in diagnosis.statuses.items() if not s.fits)
+        status["unplaced"] = {
+            "count": diagnosis.unplaced,
+            "summary": diagnosis.summary(),
+            "clusters": [
+                {"cluster": c, "reason": s.reason, "detail": s.detail} for c, s in rejected[:MAX_UNPLACED_CLUSTERS]
+            ],
+        }
+    return status
