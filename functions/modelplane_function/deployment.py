@@ -77,12 +77,16 @@ def gather(req: fnv1.RunFunctionRequest, xr: Mapping[str, Any], own: Mapping[str
     return Inputs(deployment=deployment, clusters=tuple(clusters), replicas=tuple(replicas))
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _ready_condition(ready: int, desired: int) -> Condition:
     message = f"{ready} of {desired} replicas are ready."
     typ = names.CONDITION_REPLICAS_READY
     if ready >= desired:
         return Condition(type=typ, status="True", reason=names.REASON_ALL_READY, message=message)
-    return Condition(type=typ, status="False", reason=names.REASON_NOT_READY, message=message)
+    return Condition(type=typ, status="False", reason=names.REASON_NOT_ALL_READY, message=message)
 
 
 def _desired_count(xr: Mapping[str, Any], fallback: int) -> int:
@@ -147,11 +151,11 @@ def _compose(
     placed = [r for r in result.replicas if r.name in result.created]
     if placed:
         where = ", ".join(f"{r.name} on {r.cluster}" for r in placed)
-        message = f"Placed {len(placed)} new replicas: {where}."
+        message = f"Placed {_count(len(placed), 'new replica')}: {where}."
         event(rsp, warning=False, reason=names.REASON_REPLICAS_PLACED, message=message)
     if result.removed:
         what = ", ".join(f"{r.name} from {r.cluster} ({r.reason})" for r in result.removed)
-        message = f"Removed {len(result.removed)} replicas: {what}."
+        message = f"Removed {_count(len(result.removed), 'replica')}: {what}."
         event(rsp, warning=False, reason=names.REASON_REPLICAS_REMOVED, message=message)
 
 

@@ -47,7 +47,10 @@ def deployment(
             }
         ],
     }
-    spec: dict[str, Any] = {"model": {"uri": "hf://Qwen/Qwen3-8B", "name": "qwen3-8b"}, "engines": list(engines or [engine])}
+    spec: dict[str, Any] = {
+        "model": {"uri": "hf://Qwen/Qwen3-8B", "name": "qwen3-8b"},
+        "engines": list(engines or [engine]),
+    }
     if selector:
         spec["clusterSelector"] = selector
     if tolerations:

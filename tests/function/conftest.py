@@ -1,0 +1,51 @@
+"""The real function behind a real grpc.aio server, called with the SDK's own stub."""
+
+import asyncio
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import grpc
+import pytest
+from crossplane.function import logging
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
+from google.protobuf import json_format
+from modelplane_function import server
+from modelplane_function.convert import plain
+from modelplane_function.fn import FunctionRunner
+
+logging.configure(level=logging.Level.DISABLED)
+
+
+class Loop:
+    """An event loop in a thread, hosting the aio server while tests call it synchronously."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+    def run(self, coro: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=30)
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def run_function() -> Iterator[Callable[[fnv1.RunFunctionRequest], fnv1.RunFunctionResponse]]:
+    loop = Loop()
+    srv, port = loop.run(server.start(FunctionRunner(), "127.0.0.1:0", creds=None))
+    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+    stub = grpcv1.FunctionRunnerServiceStub(channel)
+    yield lambda req: stub.RunFunction(req, timeout=30)
+    channel.close()
+    loop.run(srv.stop(grace=None))
+    loop.close()
+
+
+def as_dict(rsp: fnv1.RunFunctionResponse) -> dict[str, Any]:
+    """A whole response as plain data (integral numbers as ints), for whole-value comparison."""
+    return plain(json_format.MessageToDict(rsp, preserving_proto_field_name=True))

@@ -1,0 +1,323 @@
+"""ModelDeployment over real gRPC: placement, retention, re-placement and every failure mode.
+
+Each case compares the whole response. Failure cases start from an existing replica and check that
+it is kept (re-emitted minimally, still ready) while the condition says what is wrong.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane import api
+from modelplane.errors import SpecError
+from modelplane.scheduler import schedule
+from modelplane.scheduler.filters import REASON_NO_CAPACITY
+from modelplane.scheduler.retain import REASON_CLUSTER_DELETED, REASON_NO_EXECUTE_TAINT, REASON_SCALED_DOWN
+
+from .conftest import as_dict
+from .factories import cluster, deployment, request, resolved, with_ready
+from .wants import MD_REQUIREMENTS, condition, placement_entry, replica, response, result
+
+BAD_CEL = 'device.driver == "gpu.nvidia.com" &&'
+
+
+def observed_replica(cluster_name: str, index: int = 0, *, ready: str = "True", **kw: Any) -> dict[str, Any]:
+    """An existing ModelReplica as Crossplane reports it: server-set metadata, spec.crossplane, status."""
+    obj = with_ready(replica(cluster_name, index, **kw), ready)
+    obj["metadata"] = {
+        **obj["metadata"],
+        "uid": "0b5e-uid",
+        "resourceVersion": "42",
+        "annotations": {"crossplane.io/composition-resource-name": f"replica-{cluster_name}-{index}"},
+    }
+    obj["spec"] = {**obj["spec"], "crossplane": {"compositionRef": {"name": "modelreplicas.modelplane.ai"}}}
+    return obj
+
+
+def spec_error(xr: dict[str, Any], clusters: list[dict[str, Any]]) -> str:
+    """The lib's own message for a spec the function must reject (the function only relays it)."""
+    with pytest.raises(SpecError) as e:
+        schedule(api.parse_deployment(xr), [api.parse_cluster(c) for c in clusters], [])
+    return str(e.value)
+
+
+def scheduled(n: int, of: int) -> dict[str, str]:
+    return condition("ReplicasScheduled", "True", "Scheduled", f"Scheduled {n} of {of} replicas.")
+
+
+def ready(n: int, of: int) -> dict[str, str]:
+    if n >= of:
+        return condition("ReplicasReady", "True", "AllReplicasReady", f"{n} of {of} replicas are ready.")
+    return condition("ReplicasReady", "False", "ReplicasNotReady", f"{n} of {of} replicas are ready.")
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    req: fnv1.RunFunctionRequest
+    want: dict[str, Any]
+
+
+KEPT = {"replica-a-0": (replica("a"), True)}  # what retain-only re-emits for observed_replica("a")
+PREVIOUS_STATUS = {"placement": [placement_entry("a")], "replicas": {"total": 1, "ready": 1}}
+BAD_SPEC = deployment(status=PREVIOUS_STATUS)
+BAD_SPEC["spec"]["template"]["spec"]["engines"][0]["copies"] = 0  # copies is 1..64
+BAD_SELECTOR = deployment(cel=BAD_CEL, status=PREVIOUS_STATUS)
+
+CASES = [
+    Case(
+        name="fresh placement spreads two replicas over two clusters",
+        req=request(deployment(replicas=2), required=resolved(clusters=[cluster("a"), cluster("b")])),
+        want=response(
+            status={"replicas": {"total": 2, "ready": 0}, "placement": [placement_entry("a"), placement_entry("b")]},
+            resources={"replica-a-0": (replica("a"), False), "replica-b-0": (replica("b"), False)},
+            conditions=[scheduled(2, 2), ready(0, 2)],
+            results=[result("NORMAL", "ReplicasPlaced", "Placed 2 new replicas: llama-a-0 on a, llama-b-0 on b.")],
+            requirements=MD_REQUIREMENTS,
+        ),
+    ),
+    Case(
+        name="a ready replica is retained and reported ready without events",
+        req=request(
+            deployment(),
+            observed={"replica-a-0": observed_replica("a")},
+            required=resolved(clusters=[cluster("a"), cluster("b")], replicas=[observed_replica("a")]),
+        ),
+        want=response(
+            status={"replicas": {"total": 1, "ready": 1}, "placement": [placement_entry("a")]},
+            resources=KEPT,
+            conditions=[scheduled(1, 1), ready(1, 1)],
+            requirements=MD_REQUIREMENTS,
+        ),
+    ),
+    Case(
+        name="an observed replica missing from the required list is still retained",
+        req=request(
+            deployment(),
+            observed={"replica-a-0": observed_replica("a")},
+            required=resolved(clusters=[cluster("a"), cluster("b")]),
+        ),
+        want=response(
+            status={"replicas": {"total": 1, "ready": 1}, "placement": [placement_entry("a")]},
+            resources=KEPT,
+            conditions=[scheduled(1, 1), ready(1, 1)],
+            requirements=MD_REQUIREMENTS,
+        ),
+    ),
+    Case(
+        name="the replica of a deleted cluster is re-placed on another cluster",
+        req=request(
+            deployment(replicas=2),
+            observed={"replica-a-0": observed_replica("a"), "replica-b-0": observed_replica("b")},
+            required=resolved(clusters=[cluster("b"), cluster("c")]),
+        ),
+        want=response(
+            status={"replicas": {"total": 2, "ready": 1}, "placement": [placement_entry("b"), placement_entry("c")]},
+            resources={"replica-b-0": (replica("b"), True), "replica-c-0": (replica("c"), False)},
+            conditions=[scheduled(2, 2), ready(1, 2)],
+            results=[
+                result("NORMAL", "ReplicasPlaced", "Placed 1 new replica: llama-c-0 on c."),
+                result("NORMAL", "ReplicasRemoved", f"Removed 1 replica: llama-a-0 from a ({REASON_CLUSTER_DELETED})."),
+            ],
+            requirements=MD_REQUIREMENTS,
+        ),
+    ),
+    Case(
+        name="a drained cluster (NoExecute taint) evicts its replica to another cluster",
+        req=request(
+            deployment(),
+            observed={"replica-a-0": observed_replica("a")},
+            required=resolved(
+                clusters=[cluster("a", taints=[{"key": "drain", "value": "true", "effect": "NoExecute"}]), cluster("b")]
+            ),
+        ),
+        want=response(
+            status={"replicas": {"total": 1, "ready": 0}, "placement": [placement_entry("b")]},
+            resources={"replica-b-0": (replica("b"), False)},
+            conditions=[scheduled(1, 1), ready(0, 1)],
+            results=[
+                result("NORMAL", "ReplicasPlaced", "Placed 1 new replica: llama-b-0 on b."),
+                result(
+                    "NORMAL", "ReplicasRemoved", f"Removed 1 replica: llama-a-0 from a ({REASON_NO_EXECUTE_TAINT})."
+                ),
+            ],
+            requirements=MD_REQUIREMENTS,
+        ),
+    ),
+    Case(
+        name="partial placement says how many replicas were placed and why the rest were not",
+        req=request(deployment(replicas=3, gpus=8), required=resolved(clusters=[cluster("a", nodes=2)])),
+        want=response(
+            status={
+                "replicas": {"total": 2, "ready": 0},
+                "placement": [placement_entry("a", 0), placement_entry("a", 1)],
+                "unplaced": {
+                    "count": 1,
+                    "summary": f"0/1 clusters are available: 1 {REASON_NO_CAPACITY}.",
+                    "clusters": [
+                        {
+                            "cluster": "a",
+                            "reason": REASON_NO_CAPACITY,
+                            "detail": "pool pool: 0 free nodes, engine main needs 1",
+                        }
+                    ],
+                },
+            },
+            resources={
+                "replica-a-0": (replica("a", 0, gpus=8), False),
+                "replica-a-1": (replica("a", 1, gpus=8), False),
+            },
+            conditions=[
+                condition(
+                    "ReplicasScheduled",
+                    "False",
+                    "InsufficientCapacity",
+                    f"Scheduled 2 of 3 replicas; 0/1 clusters are available for the rest: 1 {REASON_NO_CAPACITY}.",
+                ),
+                ready(0, 3),
+            ],
+            results=[
+                result(
+                    "WARNING",
+                    "InsufficientCapacity",
+                    f"Scheduled 2 of 3 replicas; 0/1 clusters are available for the rest: 1 {REASON_NO_CAPACITY}.",
+                ),
+                result("NORMAL", "ReplicasPlaced", "Placed 2 new replicas: llama-a-0 on a, llama-a-1 on a."),
+            ],
+            requirements=MD_REQUIREMENTS,
+        ),
+    ),
+    Case(
+        name="numbers written as floats schedule exactly like integers",
+        req=request(
+            deployment(replicas=2.0, gpus=8.0), required=resolved(clusters=[cluster("a", nodes=2.0, gpus_per_node=8.0)])
+        ),
+        want=response(
+            status={
+                "replicas": {"total": 2, "ready": 0},
+                "placement": [placement_entry("a", 0), placement_entry("a", 1)],
+            },
+            resources={
+                "replica-a-0": (replica("a", 0, gpus=8), False),
+                "replica-a-1": (replica("a", 1, gpus=8), False),
+            },
+            conditions=[scheduled(2, 2), ready(0, 2)],
+            results=[result("NORMAL", "ReplicasPlaced", "Placed 2 new replicas: llama-a-0 on a, llama-a-1 on a.")],
+            requirements=MD_REQUIREMENTS,
+        ),
+    ),
+    Case(
+        name="scaling to zero removes replicas even when no cluster is left",
+        req=request(deployment(replicas=0), observed={"replica-a-0": observed_replica("a")}, required=resolved()),
+        want=response(
+            status={"replicas": {"total": 0, "ready": 0}, "placement": []},
+            conditions=[
+                condition("ReplicasScheduled", "True", "ScaledToZero", "Scheduled 0 of 0 replicas."),
+                ready(0, 0),
+            ],
+            results=[
+                result("NORMAL", "ReplicasRemoved", f"Removed 1 replica: llama-a-0 from a ({REASON_CLUSTER_DELETED}).")
+            ],
+            requirements=MD_REQUIREMENTS,
+        ),
+    ),
+    Case(
+        name="scaling to zero removes the replicas of a live cluster as scaled down",
+        req=request(
+            deployment(replicas=0),
+            observed={"replica-a-0": observed_replica("a")},
+            required=resolved(clusters=[cluster("a")]),
+        ),
+        want=response(
+            status={"replicas": {"total": 0, "ready": 0}, "placement": []},
+            conditions=[
+                condition("ReplicasScheduled", "True", "ScaledToZero", "Scheduled 0 of 0 replicas."),
+                ready(0, 0),
+            ],
+            results=[
+                result("NORMAL", "ReplicasRemoved", f"Removed 1 replica: llama-a-0 from a ({REASON_SCALED_DOWN}).")
+            ],
+            requirements=MD_REQUIREMENTS,
+        ),
+    ),
+    Case(
+        name="unresolved requirements keep the existing replicas and only ask for the fleet",
+        req=request(deployment(status=PREVIOUS_STATUS), observed={"replica-a-0": observed_replica("a")}),
+        want=response(status=PREVIOUS_STATUS, resources=KEPT, requirements=MD_REQUIREMENTS),
+    ),
+    Case(
+        name="an empty cluster list keeps the existing replicas and reports NoClusters",
+        req=request(
+            deployment(status=PREVIOUS_STATUS), observed={"replica-a-0": observed_replica("a")}, required=resolved()
+        ),
+        want=response(
+            status=PREVIOUS_STATUS,
+            resources=KEPT,
+            conditions=[
+                condition(
+                    "ReplicasScheduled",
+                    "False",
+                    "NoClusters",
+                    "no InferenceCluster matches the deployment's clusterSelector",
+                ),
+                ready(1, 1),
+            ],
+            results=[result("WARNING", "NoClusters", "no InferenceCluster matches the deployment's clusterSelector")],
+            requirements=MD_REQUIREMENTS,
+        ),
+    ),
+    Case(
+        name="a device selector that does not compile keeps the existing replicas and reports InvalidNodeSelector",
+        req=request(
+            BAD_SELECTOR, observed={"replica-a-0": observed_replica("a")}, required=resolved(clusters=[cluster("b")])
+        ),
+        want=response(
+            status=PREVIOUS_STATUS,
+            resources=KEPT,
+            conditions=[
+                condition(
+                    "ReplicasScheduled", "False", "InvalidNodeSelector", spec_error(BAD_SELECTOR, [cluster("b")])
+                ),
+                ready(1, 1),
+            ],
+            results=[result("WARNING", "InvalidNodeSelector", spec_error(BAD_SELECTOR, [cluster("b")]))],
+            requirements=MD_REQUIREMENTS,
+        ),
+    ),
+    Case(
+        name="an invalid spec keeps the existing replicas and reports InvalidSpec",
+        req=request(
+            BAD_SPEC, observed={"replica-a-0": observed_replica("a")}, required=resolved(clusters=[cluster("b")])
+        ),
+        want=response(
+            status=PREVIOUS_STATUS,
+            resources=KEPT,
+            conditions=[
+                condition("ReplicasScheduled", "False", "InvalidSpec", spec_error(BAD_SPEC, [cluster("b")])),
+                ready(1, 1),
+            ],
+            results=[result("WARNING", "InvalidSpec", spec_error(BAD_SPEC, [cluster("b")]))],
+            requirements=MD_REQUIREMENTS,
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_model_deployment(run_function, case: Case) -> None:
+    assert as_dict(run_function(case.req)) == case.want
+
+
+def test_a_failure_already_reported_raises_no_second_warning(run_function) -> None:
+    """Events go out on transitions: an XR already showing the condition gets the condition, no event."""
+    first = as_dict(run_function(request(deployment(), required=resolved())))
+    shown = deployment(
+        status={
+            "conditions": [
+                {**c, "status": c["status"].removeprefix("STATUS_CONDITION_").title()} for c in first["conditions"]
+            ]
+        }
+    )
+    again = as_dict(run_function(request(shown, required=resolved())))
+    assert (again.get("results"), again["conditions"]) == (None, first["conditions"])
