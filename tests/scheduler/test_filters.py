@@ -125,6 +125,43 @@ CASES = [
         ),
     ),
     Case(
+        name="tenant isolation admits by namespace name, by namespace labels, or by either",
+        deployment=deployment(replicas=4, namespace_labels={"tenant": "gold"}),
+        clusters=[
+            cluster("by-name", allowed_namespaces=["team-a"]),
+            cluster("by-labels", allowed_namespace_selector=selector(labels={"tenant": "gold"})),
+            cluster(
+                "by-either",
+                allowed_namespaces=["team-z"],
+                allowed_namespace_selector=selector(labels={"tenant": "gold"}),
+            ),
+            cluster(
+                "closed", allowed_namespaces=["team-z"], allowed_namespace_selector=selector(labels={"tenant": "free"})
+            ),
+            cluster("open"),
+        ],
+        want=Outline(
+            replicas=("by-either/0 main@h100", "by-labels/0 main@h100", "by-name/0 main@h100", "open/0 main@h100"),
+            created=("llm-by-either-0", "llm-by-labels-0", "llm-by-name-0", "llm-open-0"),
+            message="Scheduled 4 of 4 replicas.",
+        ),
+    ),
+    Case(
+        name="a tenant-restricted fleet refuses another namespace even with room to spare",
+        deployment=deployment(namespace="team-b", namespace_labels={"tenant": "free"}),
+        clusters=[
+            cluster("by-name", allowed_namespaces=["team-a"]),
+            cluster("by-labels", allowed_namespace_selector=selector(labels={"tenant": "gold"})),
+        ],
+        want=Outline(
+            message="Scheduled 0 of 1 replicas; 0/2 clusters are available for the rest: 2 did not admit the namespace.",
+            details={
+                "by-labels": "namespace team-b is not in allowedNamespaces or allowedNamespaceSelector",
+                "by-name": "namespace team-b is not in allowedNamespaces or allowedNamespaceSelector",
+            },
+        ),
+    ),
+    Case(
         name="the capacity detail names the roomiest matching pool and the engine's need",
         deployment=deployment(engines=[leader_worker(workers=3)]),
         clusters=[
