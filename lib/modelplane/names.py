@@ -62,17 +62,19 @@ def _hash(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:_HASH_LEN]
 
 
-def dns_label(*parts: str | int) -> str:
+def dns_label(*parts: str | int, always_hash: bool = False) -> str:
     """Join parts with '-' into a DNS label; sanitise, and truncate with a hash suffix past 63 chars.
 
     The hash covers the raw parts (joined with a separator that cannot appear in them), so two
     different part lists never share a name even when sanitising or truncation makes them alike.
+    `always_hash` adds it even to a clean short name, for part lists that may themselves contain
+    '-' and so be ambiguous when joined.
     """
     raw = [str(p) for p in parts]
     joined = "-".join(raw)
     clean = _INVALID.sub("-", joined.lower()).strip("-")
     clean = re.sub(r"-{2,}", "-", clean)
-    if clean == joined and len(clean) <= MAX_NAME:
+    if not always_hash and clean == joined and len(clean) <= MAX_NAME:
         return clean
     suffix = _hash("\x00".join(raw))
     head = clean[: MAX_NAME - _HASH_LEN - 1].rstrip("-")
@@ -80,8 +82,12 @@ def dns_label(*parts: str | int) -> str:
 
 
 def replica_name(deployment: str, cluster: str, index: int) -> str:
-    """Name of the ModelReplica XR (in the deployment's namespace)."""
-    return dns_label(deployment, cluster, index)
+    """Name of the ModelReplica XR (in the deployment's namespace).
+
+    Deployment and cluster names may both contain '-', so "x" on "a-b" and "x-a" on "b" would
+    join alike; the hash suffix keeps every (deployment, cluster, index) distinct.
+    """
+    return dns_label(deployment, cluster, index, always_hash=True)
 
 
 def workload_name(namespace: str, deployment: str, index: int, *parts: str, max_length: int = MAX_NAME) -> str:

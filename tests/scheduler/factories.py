@@ -259,8 +259,9 @@ def placement(replica: ModelReplica) -> str:
 def outline(result: ScheduleResult, *, details: bool = False) -> Outline:
     return Outline(
         replicas=tuple(placement(r) for r in result.replicas),
-        created=tuple(sorted(result.created)),
-        removed=tuple(f"{r.name}: {r.reason}" for r in result.removed),
+        # replica names carry a hash; the outline names replicas by their identity, cluster/index
+        created=tuple(sorted(f"{r.cluster}/{r.index}" for r in result.replicas if r.name in result.created)),
+        removed=tuple(f"{r.cluster}/{r.index}: {r.reason}" for r in result.removed),
         message=result.diagnosis.message(),
         details={c: s.detail for c, s in result.diagnosis.statuses.items()} if details else {},
     )

@@ -102,7 +102,7 @@ CASES = [
             ]
         ),
         clusters=[cluster("a", taints=[taint("gpu", value="h100"), taint("spot", value="yes", effect=NO_EXECUTE)])],
-        want=Outline(replicas=("a/0 main@h100",), created=("llm-a-0",), message="Scheduled 1 of 1 replicas."),
+        want=Outline(replicas=("a/0 main@h100",), created=("a/0",), message="Scheduled 1 of 1 replicas."),
     ),
     Case(
         name="clusterSelector expressions pick the matching clusters",
@@ -120,7 +120,7 @@ CASES = [
         ],
         want=Outline(
             replicas=("a/0 main@h100", "d/0 main@h100"),
-            created=("llm-a-0", "llm-d-0"),
+            created=("a/0", "d/0"),
             message="Scheduled 2 of 2 replicas.",
         ),
     ),
@@ -142,7 +142,7 @@ CASES = [
         ],
         want=Outline(
             replicas=("by-either/0 main@h100", "by-labels/0 main@h100", "by-name/0 main@h100", "open/0 main@h100"),
-            created=("llm-by-either-0", "llm-by-labels-0", "llm-by-name-0", "llm-open-0"),
+            created=("by-either/0", "by-labels/0", "by-name/0", "open/0"),
             message="Scheduled 4 of 4 replicas.",
         ),
     ),

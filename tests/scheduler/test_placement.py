@@ -62,7 +62,7 @@ CASES = [
         clusters=[cluster("c"), cluster("a"), cluster("b")],
         want=Outline(
             replicas=("a/0 main@h100", "b/0 main@h100", "c/0 main@h100"),
-            created=("llm-a-0", "llm-b-0", "llm-c-0"),
+            created=("a/0", "b/0", "c/0"),
             message="Scheduled 3 of 3 replicas.",
         ),
     ),
@@ -72,7 +72,7 @@ CASES = [
         clusters=[cluster("a", pools=[pool("h100", nodes=3)]), cluster("b", pools=[pool("h100", nodes=1)])],
         want=Outline(
             replicas=("a/0 main@h100", "a/1 main@h100", "a/2 main@h100", "b/0 main@h100"),
-            created=("llm-a-0", "llm-a-1", "llm-a-2", "llm-b-0"),
+            created=("a/0", "a/1", "a/2", "b/0"),
             message="Scheduled 4 of 4 replicas.",
         ),
     ),
@@ -81,7 +81,7 @@ CASES = [
         deployment=deployment(),
         clusters=[cluster("a", pools=[pool("h100", nodes=4)]), cluster("b", pools=[pool("h100", nodes=4)])],
         replicas=[observed(OTHER, cluster="a", index=0, pools="h100")],
-        want=Outline(replicas=("b/0 main@h100",), created=("llm-b-0",), message="Scheduled 1 of 1 replicas."),
+        want=Outline(replicas=("b/0 main@h100",), created=("b/0",), message="Scheduled 1 of 1 replicas."),
     ),
     Case(
         name="free nodes in pools the deployment cannot use do not count for balance",
@@ -90,13 +90,13 @@ CASES = [
             cluster("a", pools=[pool("h100", nodes=3), pool("h200", nodes=50, model="H200")]),
             cluster("b", pools=[pool("h100", nodes=4)]),
         ],
-        want=Outline(replicas=("b/0 main@h100",), created=("llm-b-0",), message="Scheduled 1 of 1 replicas."),
+        want=Outline(replicas=("b/0 main@h100",), created=("b/0",), message="Scheduled 1 of 1 replicas."),
     ),
     Case(
         name="equal clusters are chosen by name",
         deployment=deployment(),
         clusters=[cluster("b"), cluster("a")],
-        want=Outline(replicas=("a/0 main@h100",), created=("llm-a-0",), message="Scheduled 1 of 1 replicas."),
+        want=Outline(replicas=("a/0 main@h100",), created=("a/0",), message="Scheduled 1 of 1 replicas."),
     ),
     Case(
         name="the best-fit pool is the one with the fewest free nodes that still fit",
@@ -104,7 +104,7 @@ CASES = [
         clusters=[cluster("a", pools=[pool("big", nodes=8), pool("small", nodes=2), pool("tiny", nodes=1)])],
         want=Outline(
             replicas=("a/0 main@small", "a/1 main@big"),
-            created=("llm-a-0", "llm-a-1"),
+            created=("a/0", "a/1"),
             message="Scheduled 2 of 2 replicas.",
         ),
     ),
@@ -112,7 +112,7 @@ CASES = [
         name="equally fitting pools are chosen by name",
         deployment=deployment(),
         clusters=[cluster("a", pools=[pool("y", nodes=2), pool("x", nodes=2)])],
-        want=Outline(replicas=("a/0 main@x",), created=("llm-a-0",), message="Scheduled 1 of 1 replicas."),
+        want=Outline(replicas=("a/0 main@x",), created=("a/0",), message="Scheduled 1 of 1 replicas."),
     ),
     Case(
         name="one pass never overcommits a pool",
@@ -120,7 +120,7 @@ CASES = [
         clusters=[cluster("a", pools=[pool("h100", nodes=3)])],
         want=Outline(
             replicas=("a/0 main@h100",),
-            created=("llm-a-0",),
+            created=("a/0",),
             message=(
                 "Scheduled 1 of 2 replicas; 0/1 clusters are available for the rest: "
                 "1 had no pool with enough free nodes."
@@ -136,7 +136,7 @@ CASES = [
                 deployment(namespace="team-b", engines=[leader_worker(workers=1)]), cluster="a", index=0, pools="h100"
             )
         ],
-        want=Outline(replicas=("b/0 main@h100",), created=("llm-b-0",), message="Scheduled 1 of 1 replicas."),
+        want=Outline(replicas=("b/0 main@h100",), created=("b/0",), message="Scheduled 1 of 1 replicas."),
     ),
     Case(
         name="an engine that fits no single pool is rejected even though two pools together would fit",
@@ -153,7 +153,7 @@ CASES = [
         name="a claimless leader rides on its workers' pool at no node cost",
         deployment=deployment(engines=[leader_worker(workers=2, leader_claims=False)]),
         clusters=[cluster("a", pools=[pool("h100", nodes=2)])],
-        want=Outline(replicas=("a/0 main@h100",), created=("llm-a-0",), message="Scheduled 1 of 1 replicas."),
+        want=Outline(replicas=("a/0 main@h100",), created=("a/0",), message="Scheduled 1 of 1 replicas."),
     ),
     Case(
         name="a synthetic device narrows placement to the pools that have it",
@@ -164,14 +164,14 @@ CASES = [
             cluster("a", pools=[pool("eth", nodes=8)]),
             cluster("b", pools=[pool("eth", nodes=8), pool("ib", nodes=1, devices=[gpu(), nic()])]),
         ],
-        want=Outline(replicas=("b/0 main@ib",), created=("llm-b-0",), message="Scheduled 1 of 1 replicas."),
+        want=Outline(replicas=("b/0 main@ib",), created=("b/0",), message="Scheduled 1 of 1 replicas."),
     ),
     Case(
         name="prefill and decode engines take different pools of one cluster",
         deployment=PREFILL_DECODE,
         clusters=[cluster("a", pools=[pool("h100", nodes=2), pool("h200", nodes=4, model="H200")])],
         want=Outline(
-            replicas=("a/0 prefill@h100 decode@h200",), created=("llm-a-0",), message="Scheduled 1 of 1 replicas."
+            replicas=("a/0 prefill@h100 decode@h200",), created=("a/0",), message="Scheduled 1 of 1 replicas."
         ),
     ),
     Case(
@@ -192,13 +192,13 @@ CASES = [
         name="engines sharing a pool reserve nodes for each other",
         deployment=deployment(engines=[engine("e1", copies=2), engine("e2", copies=2)]),
         clusters=[cluster("a", pools=[pool("x", nodes=3)]), cluster("b", pools=[pool("x", nodes=4)])],
-        want=Outline(replicas=("b/0 e1@x e2@x",), created=("llm-b-0",), message="Scheduled 1 of 1 replicas."),
+        want=Outline(replicas=("b/0 e1@x e2@x",), created=("b/0",), message="Scheduled 1 of 1 replicas."),
     ),
     Case(
         name="the pool search backtracks when best fit for the first engine starves the second",
         deployment=deployment(engines=[engine("any", copies=2), on_model("a100", "A100", copies=2)]),
         clusters=[cluster("a", pools=[pool("x", nodes=2, model="A100"), pool("y", nodes=3)])],
-        want=Outline(replicas=("a/0 any@y a100@x",), created=("llm-a-0",), message="Scheduled 1 of 1 replicas."),
+        want=Outline(replicas=("a/0 any@y a100@x",), created=("a/0",), message="Scheduled 1 of 1 replicas."),
     ),
 ]
 

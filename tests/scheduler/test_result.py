@@ -19,6 +19,7 @@ from modelplane.model import (
     Role,
     TaintEffect,
 )
+from modelplane.names import replica_name
 from modelplane.scheduler import ClusterScore, Diagnosis, RemovedReplica, ScheduleResult, schedule
 
 from tests.scheduler.factories import (
@@ -107,10 +108,15 @@ CASES = [
         want=ScheduleResult(
             replicas=(
                 gang_replica(
-                    name="llm-a-0", cluster_name="a", index=0, ready=False, queue="kai-a", labels={"team": "search"}
+                    name=replica_name("llm", "a", 0),
+                    cluster_name="a",
+                    index=0,
+                    ready=False,
+                    queue="kai-a",
+                    labels={"team": "search"},
                 ),
             ),
-            created=frozenset({"llm-a-0"}),
+            created=frozenset({replica_name("llm", "a", 0)}),
             removed=(),
             diagnosis=Diagnosis(
                 desired=1,
@@ -152,7 +158,7 @@ CASES = [
                 observed(deployment(), cluster="a", index=0, pools="h100"),
                 replace(observed(deployment(), cluster="c", index=0, pools="h100"), ready=False),
             ),
-            created=frozenset({"llm-c-0"}),
+            created=frozenset({replica_name("llm", "c", 0)}),
             removed=(),
             diagnosis=Diagnosis(
                 desired=2,
@@ -202,7 +208,9 @@ def test_shuffled_inputs_give_identical_results() -> None:
         observed(other, cluster="b", index=0, pools="z"),
     ]
     want = schedule(dep, clusters, replicas)
-    assert want.removed == (RemovedReplica(name="llm-c-0", cluster="c", index=0, reason="untolerated NoExecute taint"),)
+    assert want.removed == (
+        RemovedReplica(name=replica_name("llm", "c", 0), cluster="c", index=0, reason="untolerated NoExecute taint"),
+    )
     rng = random.Random(7)
     for _ in range(20):
         shuffled_clusters = [replace(c, pools=tuple(_shuffled(rng, c.pools))) for c in _shuffled(rng, clusters)]

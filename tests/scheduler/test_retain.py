@@ -69,9 +69,7 @@ RETAIN_CASES = [
         deployment=LLM,
         clusters=[cluster("b")],
         replicas=[observed(LLM, cluster="a", index=0, pools="h100")],
-        want=Outline(
-            replicas=("b/0 main@h100",), created=("llm-b-0",), removed=("llm-a-0: cluster deleted",), message=ONE
-        ),
+        want=Outline(replicas=("b/0 main@h100",), created=("b/0",), removed=("a/0: cluster deleted",), message=ONE),
     ),
     Case(
         name="a replica on a cluster that no longer matches clusterSelector is re-placed",
@@ -80,8 +78,8 @@ RETAIN_CASES = [
         replicas=[observed(LLM, cluster="a", index=0, pools="h100")],
         want=Outline(
             replicas=("b/0 main@h100",),
-            created=("llm-b-0",),
-            removed=("llm-a-0: cluster no longer matches clusterSelector",),
+            created=("b/0",),
+            removed=("a/0: cluster no longer matches clusterSelector",),
             message=ONE,
         ),
     ),
@@ -92,8 +90,8 @@ RETAIN_CASES = [
         replicas=[observed(LLM, cluster="a", index=0, pools="h100")],
         want=Outline(
             replicas=("b/0 main@h100",),
-            created=("llm-b-0",),
-            removed=("llm-a-0: untolerated NoExecute taint",),
+            created=("b/0",),
+            removed=("a/0: untolerated NoExecute taint",),
             message=ONE,
         ),
     ),
@@ -104,8 +102,8 @@ RETAIN_CASES = [
         replicas=[observed(LLM, cluster="a", index=0, pools="h100")],
         want=Outline(
             replicas=("b/0 main@h100",),
-            created=("llm-b-0",),
-            removed=("llm-a-0: namespace no longer admitted",),
+            created=("b/0",),
+            removed=("a/0: namespace no longer admitted",),
             message=ONE,
         ),
     ),
@@ -116,8 +114,8 @@ RETAIN_CASES = [
         replicas=[observed(LLM, cluster="a", index=0, pools="h100")],
         want=Outline(
             replicas=("a/1 serve@h100",),
-            created=("llm-a-1",),
-            removed=("llm-a-0: engine shape changed",),
+            created=("a/1",),
+            removed=("a/0: engine shape changed",),
             message=ONE,
         ),
     ),
@@ -128,8 +126,8 @@ RETAIN_CASES = [
         replicas=[observed(LLM, cluster="a", index=0, pools="h100")],
         want=Outline(
             replicas=("a/1 main@h100",),
-            created=("llm-a-1",),
-            removed=("llm-a-0: engine shape changed",),
+            created=("a/1",),
+            removed=("a/0: engine shape changed",),
             message=ONE,
         ),
     ),
@@ -138,9 +136,7 @@ RETAIN_CASES = [
         deployment=LLM,
         clusters=[cluster("a", pools=[pool("h200", model="H200")])],
         replicas=[observed(LLM, cluster="a", index=0, pools="h100")],
-        want=Outline(
-            replicas=("a/1 main@h200",), created=("llm-a-1",), removed=("llm-a-0: pool removed",), message=ONE
-        ),
+        want=Outline(replicas=("a/1 main@h200",), created=("a/1",), removed=("a/0: pool removed",), message=ONE),
     ),
     Case(
         name="a replica whose pool no longer satisfies the nodeSelector is re-placed",
@@ -149,8 +145,8 @@ RETAIN_CASES = [
         replicas=[observed(LLM, cluster="a", index=0, pools="h100")],
         want=Outline(
             replicas=("a/1 main@h200",),
-            created=("llm-a-1",),
-            removed=("llm-a-0: pool no longer satisfies nodeSelector",),
+            created=("a/1",),
+            removed=("a/0: pool no longer satisfies nodeSelector",),
             message=ONE,
         ),
     ),
@@ -168,8 +164,8 @@ RETAIN_CASES = [
         replicas=[observed(LW1, cluster="a", index=0, pools="h100")],
         want=Outline(
             replicas=("b/0 main@h100",),
-            created=("llm-b-0",),
-            removed=("llm-a-0: pool cannot hold the grown replica",),
+            created=("b/0",),
+            removed=("a/0: pool cannot hold the grown replica",),
             message=ONE,
         ),
     ),
@@ -193,7 +189,7 @@ RETAIN_CASES = [
             observed(LLM, cluster="a", index=0, pools="h100"),
             observed(LLM, cluster="a", index=0, pools="h100", name="llm-a-0-copy"),
         ],
-        want=Outline(replicas=("a/0 main@h100",), removed=("llm-a-0-copy: duplicate replica index",), message=ONE),
+        want=Outline(replicas=("a/0 main@h100",), removed=("a/0: duplicate replica index",), message=ONE),
     ),
     Case(
         name="a shortfall fills the lowest free index next to kept replicas",
@@ -202,7 +198,7 @@ RETAIN_CASES = [
         replicas=[observed(LLM, cluster="a", index=1, pools="h100")],
         want=Outline(
             replicas=("a/0 main@h100", "a/1 main@h100", "a/2 main@h100"),
-            created=("llm-a-0", "llm-a-2"),
+            created=("a/0", "a/2"),
             message="Scheduled 3 of 3 replicas.",
         ),
     ),
@@ -220,7 +216,7 @@ SCALE_DOWN_CASES = [
         ],
         want=Outline(
             replicas=("a/0 main@h100", "a/1 main@h100"),
-            removed=("llm-b-0: scaled down",),
+            removed=("b/0: scaled down",),
             message="Scheduled 2 of 2 replicas.",
         ),
     ),
@@ -235,7 +231,7 @@ SCALE_DOWN_CASES = [
         ],
         want=Outline(
             replicas=("a/0 main@h100", "b/0 main@h100"),
-            removed=("llm-a-3: scaled down",),
+            removed=("a/3: scaled down",),
             message="Scheduled 2 of 2 replicas.",
         ),
     ),
@@ -244,7 +240,7 @@ SCALE_DOWN_CASES = [
         deployment=deployment(replicas=1),
         clusters=[cluster("a"), cluster("b")],
         replicas=[observed(LLM, cluster="b", index=0, pools="h100"), observed(LLM, cluster="a", index=0, pools="h100")],
-        want=Outline(replicas=("a/0 main@h100",), removed=("llm-b-0: scaled down",), message=ONE),
+        want=Outline(replicas=("a/0 main@h100",), removed=("b/0: scaled down",), message=ONE),
     ),
     Case(
         name="scaling to zero removes every replica",
@@ -252,7 +248,7 @@ SCALE_DOWN_CASES = [
         clusters=[cluster("a")],
         replicas=[observed(TWO, cluster="a", index=0, pools="h100"), observed(TWO, cluster="a", index=1, pools="h100")],
         want=Outline(
-            removed=("llm-a-0: scaled down", "llm-a-1: scaled down"),
+            removed=("a/0: scaled down", "a/1: scaled down"),
             message="Scheduled 0 of 0 replicas.",
         ),
     ),
@@ -263,7 +259,7 @@ SCALE_DOWN_CASES = [
         replicas=[observed(LLM, cluster="a", index=0, pools="h100"), observed(LLM, cluster="b", index=0, pools="h100")],
         want=Outline(
             replicas=("a/0 main@h100",),
-            removed=("llm-b-0: untolerated NoExecute taint",),
+            removed=("b/0: untolerated NoExecute taint",),
             message=ONE,
         ),
     ),
