@@ -11,6 +11,7 @@ import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api
 from modelplane.errors import SpecError
+from modelplane.names import replica_name
 from modelplane.scheduler import schedule
 from modelplane.scheduler.filters import REASON_NO_CAPACITY
 from modelplane.scheduler.retain import REASON_CLUSTER_DELETED, REASON_NO_EXECUTE_TAINT, REASON_SCALED_DOWN
@@ -18,6 +19,11 @@ from modelplane.scheduler.retain import REASON_CLUSTER_DELETED, REASON_NO_EXECUT
 from .conftest import as_dict
 from .factories import cluster, deployment, request, resolved, with_ready
 from .wants import MD_REQUIREMENTS, condition, placement_entry, replica, response, result
+
+
+def rn(cluster_name: str, index: int) -> str:
+    return replica_name("llama", cluster_name, index)
+
 
 BAD_CEL = 'device.driver == "gpu.nvidia.com" &&'
 
@@ -73,7 +79,9 @@ CASES = [
             status={"replicas": {"total": 2, "ready": 0}, "placement": [placement_entry("a"), placement_entry("b")]},
             resources={"replica-a-0": (replica("a"), False), "replica-b-0": (replica("b"), False)},
             conditions=[scheduled(2, 2), ready(0, 2)],
-            results=[result("NORMAL", "ReplicasPlaced", "Placed 2 new replicas: llama-a-0 on a, llama-b-0 on b.")],
+            results=[
+                result("NORMAL", "ReplicasPlaced", f"Placed 2 new replicas: {rn('a', 0)} on a, {rn('b', 0)} on b.")
+            ],
             requirements=MD_REQUIREMENTS,
         ),
     ),
@@ -117,8 +125,10 @@ CASES = [
             resources={"replica-b-0": (replica("b"), True), "replica-c-0": (replica("c"), False)},
             conditions=[scheduled(2, 2), ready(1, 2)],
             results=[
-                result("NORMAL", "ReplicasPlaced", "Placed 1 new replica: llama-c-0 on c."),
-                result("NORMAL", "ReplicasRemoved", f"Removed 1 replica: llama-a-0 from a ({REASON_CLUSTER_DELETED})."),
+                result("NORMAL", "ReplicasPlaced", f"Placed 1 new replica: {rn('c', 0)} on c."),
+                result(
+                    "NORMAL", "ReplicasRemoved", f"Removed 1 replica: {rn('a', 0)} from a ({REASON_CLUSTER_DELETED})."
+                ),
             ],
             requirements=MD_REQUIREMENTS,
         ),
@@ -137,9 +147,9 @@ CASES = [
             resources={"replica-b-0": (replica("b"), False)},
             conditions=[scheduled(1, 1), ready(0, 1)],
             results=[
-                result("NORMAL", "ReplicasPlaced", "Placed 1 new replica: llama-b-0 on b."),
+                result("NORMAL", "ReplicasPlaced", f"Placed 1 new replica: {rn('b', 0)} on b."),
                 result(
-                    "NORMAL", "ReplicasRemoved", f"Removed 1 replica: llama-a-0 from a ({REASON_NO_EXECUTE_TAINT})."
+                    "NORMAL", "ReplicasRemoved", f"Removed 1 replica: {rn('a', 0)} from a ({REASON_NO_EXECUTE_TAINT})."
                 ),
             ],
             requirements=MD_REQUIREMENTS,
@@ -183,7 +193,7 @@ CASES = [
                     "InsufficientCapacity",
                     f"Scheduled 2 of 3 replicas; 0/1 clusters are available for the rest: 1 {REASON_NO_CAPACITY}.",
                 ),
-                result("NORMAL", "ReplicasPlaced", "Placed 2 new replicas: llama-a-0 on a, llama-a-1 on a."),
+                result("NORMAL", "ReplicasPlaced", f"Placed 2 new replicas: {rn('a', 0)} on a, {rn('a', 1)} on a."),
             ],
             requirements=MD_REQUIREMENTS,
         ),
@@ -203,7 +213,9 @@ CASES = [
                 "replica-a-1": (replica("a", 1, gpus=8), False),
             },
             conditions=[scheduled(2, 2), ready(0, 2)],
-            results=[result("NORMAL", "ReplicasPlaced", "Placed 2 new replicas: llama-a-0 on a, llama-a-1 on a.")],
+            results=[
+                result("NORMAL", "ReplicasPlaced", f"Placed 2 new replicas: {rn('a', 0)} on a, {rn('a', 1)} on a.")
+            ],
             requirements=MD_REQUIREMENTS,
         ),
     ),
@@ -217,7 +229,9 @@ CASES = [
                 ready(0, 0),
             ],
             results=[
-                result("NORMAL", "ReplicasRemoved", f"Removed 1 replica: llama-a-0 from a ({REASON_CLUSTER_DELETED}).")
+                result(
+                    "NORMAL", "ReplicasRemoved", f"Removed 1 replica: {rn('a', 0)} from a ({REASON_CLUSTER_DELETED})."
+                )
             ],
             requirements=MD_REQUIREMENTS,
         ),
@@ -236,7 +250,7 @@ CASES = [
                 ready(0, 0),
             ],
             results=[
-                result("NORMAL", "ReplicasRemoved", f"Removed 1 replica: llama-a-0 from a ({REASON_SCALED_DOWN}).")
+                result("NORMAL", "ReplicasRemoved", f"Removed 1 replica: {rn('a', 0)} from a ({REASON_SCALED_DOWN}).")
             ],
             requirements=MD_REQUIREMENTS,
         ),

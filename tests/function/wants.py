@@ -3,6 +3,8 @@
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from modelplane.names import replica_name
+
 from .factories import API, H100, IMAGE
 
 MD_REQUIREMENTS = {
@@ -29,7 +31,7 @@ def replica(
         "apiVersion": API,
         "kind": "ModelReplica",
         "metadata": {
-            "name": f"{deployment}-{cluster}-{index}",
+            "name": replica_name(deployment, cluster, index),
             "namespace": namespace,
             "labels": {
                 "modelplane.ai/cluster": cluster,
@@ -71,7 +73,7 @@ def replica(
 
 def placement_entry(cluster: str, index: int = 0, *, deployment: str = "llama", pool: str = "pool") -> dict[str, Any]:
     return {
-        "name": f"{deployment}-{cluster}-{index}",
+        "name": replica_name(deployment, cluster, index),
         "cluster": cluster,
         "index": index,
         "pools": [{"engine": "main", "role": "Standalone", "pool": pool}],
