@@ -1,0 +1,87 @@
+"""Every examples/<name>/ renders to its expected.yaml, validates, and documents its command.
+
+Rendering goes through `render_stream`, the function behind `modelplane render` (and `make render`),
+so an example's README output cannot drift from what the CLI prints. Outputs are compared as YAML
+documents, the whole stream at once. `pytest --update-golden` rewrites expected.yaml.
+"""
+
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from modelplane_function.render import render_stream
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"
+NAMES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "xr.yaml").is_file())
+VALIDATOR = REPO.parent / "shared" / "tools" / "validate-manifests"
+
+
+def _inputs(name: str, kind: str) -> list[Path]:
+    path = EXAMPLES / name / f"{kind}-resources.yaml"
+    return [path] if path.is_file() else []
+
+
+@cache
+def _render(name: str) -> str:
+    """What `make render EXAMPLE=examples/<name>` prints on stdout."""
+    return render_stream(
+        EXAMPLES / name / "xr.yaml",
+        required=_inputs(name, "required"),
+        observed=_inputs(name, "observed"),
+    )
+
+
+def _documents(stream: str) -> list[Any]:
+    return list(yaml.safe_load_all(stream))
+
+
+def test_examples_exist() -> None:
+    assert len(NAMES) >= 8, NAMES  # noqa: PLR2004 - the scenarios examples/README.md lists
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_example_renders_expected_output(name: str, request: pytest.FixtureRequest) -> None:
+    got = _render(name)
+    expected = EXAMPLES / name / "expected.yaml"
+    if request.config.getoption("--update-golden"):
+        expected.write_text(got)
+    assert _documents(got) == _documents(expected.read_text())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_example_output_validates(name: str, tmp_path: Path) -> None:
+    if not VALIDATOR.is_file():
+        pytest.skip(f"{VALIDATOR} is absent: the shared schemas live outside this repository")
+    out = tmp_path / f"{name}.yaml"
+    out.write_text(_render(name))
+    run = subprocess.run(
+        [sys.executable, str(VALIDATOR), "-q", "--xrd", str(REPO / "apis"), str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=REPO,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_example_readme_shows_its_render_commands(name: str) -> None:
+    readme = (EXAMPLES / name / "README.md").read_text()
+    assert f"make render EXAMPLE=examples/{name}" in readme
+    observed = " --observed-resources observed-resources.yaml" if _inputs(name, "observed") else ""
+    crossplane = (
+        "crossplane render xr.yaml ../../apis/modeldeployment/composition.yaml ../functions.yaml"
+        f" --required-resources required-resources.yaml{observed}"
+    )
+    assert crossplane in readme
+
+
+def test_examples_readme_lists_every_example() -> None:
+    readme = (EXAMPLES / "README.md").read_text()
+    missing = [name for name in NAMES if f"({name}/)" not in readme]
+    assert missing == []
