@@ -1,0 +1,218 @@
+"""`make bench`: how schedule() and RunFunction scale with the fleet, against design.md §7.
+
+For each size (C clusters x 8 pools, E existing replicas of other deployments, R new replicas)
+it prints the median and p95 wall time of schedule() alone (cold: nothing placed yet; steady:
+everything placed and observed, so all of it is retained) and of one RunFunction round trip over
+real gRPC to a `modelplane serve` process (cold and steady, Struct conversion and parsing
+included), the work counters of one cold schedule() call, growth exponents between sizes,
+the three deployment shapes at the target size, the request sizes against the 4 MiB gRPC default,
+peak memory of the largest case, and the §7 targets with a verdict.
+
+Usage: python -m tests.benchmarks.bench [--quick] [--no-rpc] [--strict]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from modelplane.scheduler import schedule
+
+from tests.benchmarks import rpc
+from tests.benchmarks.cases import GRID, POOLS, QUICK, SEED, Case, Size, case
+from tests.benchmarks.counting import Counts, counted, distinct_pairs, naive_evaluations
+from tests.benchmarks.memory import peak_memory
+from tests.benchmarks.shapes import Shape
+from tests.benchmarks.timing import Timing, measure
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Row:
+    size: Size
+    cold: Timing
+    steady: Timing
+    counts: Counts
+    pairs: int
+    naive: int
+    request_bytes: int
+    limit_mib: int
+    rpc_cold: Timing | None
+    rpc_steady: Timing | None
+
+
+def _counts(c: Case) -> Counts:
+    with counted() as read:
+        schedule(*c.cold_args())
+        return read()
+
+
+def _rpc(c: Case, budget: float) -> tuple[int, int, Timing, Timing]:
+    cold_req, steady_req = c.cold_request(), c.steady_request()
+    size = max(cold_req.ByteSize(), steady_req.ByteSize())
+    limit = rpc.recv_limit_mib(size)
+    with rpc.serving(limit) as client:
+        cold = measure(lambda: client.run(cold_req), budget=budget)
+        steady = measure(lambda: client.run(steady_req), budget=budget)
+    return size, limit, cold, steady
+
+
+def run_row(size: Size, *, with_rpc: bool, shape: Shape = Shape.STANDALONE) -> Row:
+    c = case(size, shape)
+    budget = 1.0 if size.clusters < 1000 else 3.0
+    cold = measure(lambda: schedule(*c.cold_args()), budget=budget)
+    steady = measure(lambda: schedule(*c.steady_args()), budget=budget)
+    size_bytes, limit, rpc_cold, rpc_steady = _rpc(c, budget) if with_rpc else (0, 0, None, None)
+    return Row(
+        size=size,
+        cold=cold,
+        steady=steady,
+        counts=_counts(c),
+        pairs=distinct_pairs(c.deployment, c.world.clusters),
+        naive=naive_evaluations(c.deployment, c.world.clusters, size.new),
+        request_bytes=size_bytes,
+        limit_mib=limit,
+        rpc_cold=rpc_cold,
+        rpc_steady=rpc_steady,
+    )
+
+
+def _opt(t: Timing | None) -> str:
+    return t.ms() if t is not None else f"{'-':>8} {'-':>8}"
+
+
+def print_table(rows: Sequence[Row]) -> None:
+    print("Wall time in ms (median p95). schedule() on parsed inputs; RunFunction = one gRPC round trip.")
+    print(
+        f"{'size':<22} {'sched cold':>17} {'sched steady':>17} {'rpc cold':>17} {'rpc steady':>17}"
+        f" {'CEL':>5} {'pairs':>5} {'naive':>9} {'engine opts':>11} {'verdicts':>8} {'fits':>5} {'req MiB':>7}"
+    )
+    for r in rows:
+        n = r.counts
+        print(
+            f"{r.size.label():<22} {r.cold.ms()} {r.steady.ms()} {_opt(r.rpc_cold)} {_opt(r.rpc_steady)}"
+            f" {n.cel_evaluations:>5} {r.pairs:>5} {r.naive:>9} {n.engine_candidates:>11} {n.cluster_verdicts:>8}"
+            f" {n.fit_searches:>5} {r.request_bytes / rpc.MIB:>7.2f}"
+        )
+
+
+def _exponent(a: float, b: float, x: float, y: float) -> str:
+    if a <= 0 or b <= 0 or x == y:
+        return "  n/a"
+    return f"{math.log(b / a) / math.log(y / x):5.2f}"
+
+
+_SERIES: tuple[tuple[str, Callable[[Size], float], tuple[Size, ...]], ...] = (
+    ("clusters C (E=0, R=100)", lambda s: s.clusters, tuple(s for s in GRID if s.existing == 0 and s.new == 100)),
+    (
+        "existing E (C=1000, R=100)",
+        lambda s: s.existing,
+        tuple(s for s in GRID if s.clusters == 1000 and s.new == 100 and s.existing),
+    ),
+    ("new R (C=100, E=1000)", lambda s: s.new, tuple(s for s in GRID if s.clusters == 100 and s.existing == 1000)),
+    ("new R (C=1000, E=10000)", lambda s: s.new, tuple(s for s in GRID if s.existing == 10000)),
+)
+
+
+def print_exponents(rows: Sequence[Row]) -> None:
+    print("\nGrowth exponents k in time ~ size^k (log ratio of median times over log ratio of sizes):")
+    by_size = {r.size: r for r in rows}
+    metrics: tuple[tuple[str, Callable[[Row], float]], ...] = (
+        ("sched cold", lambda r: r.cold.median),
+        ("sched steady", lambda r: r.steady.median),
+        ("rpc cold", lambda r: r.rpc_cold.median if r.rpc_cold else 0.0),
+        ("rpc steady", lambda r: r.rpc_steady.median if r.rpc_steady else 0.0),
+    )
+    for title, axis, sizes in _SERIES:
+        present = [s for s in sizes if s in by_size]
+        for lo, hi in itertools.pairwise(present):
+            a, b = by_size[lo], by_size[hi]
+            ks = "  ".join(f"{name} {_exponent(m(a), m(b), axis(lo), axis(hi))}" for name, m in metrics)
+            print(f"  {title:<27} {axis(lo):>6} -> {axis(hi):<6} {ks}")
+
+
+def print_shapes(size: Size, *, with_rpc: bool) -> list[Row]:
+    print(f"\nDeployment shapes at {size.label()} (ms, median p95):")
+    rows = [run_row(size, with_rpc=with_rpc, shape=shape) for shape in Shape]
+    for shape, r in zip(Shape, rows, strict=True):
+        print(
+            f"  {shape.value:<15} sched cold {r.cold.ms()}  sched steady {r.steady.ms()}  rpc cold {_opt(r.rpc_cold)}"
+            f"  CEL {r.counts.cel_evaluations} <= pairs {r.pairs} (naive {r.naive})"
+        )
+    return rows
+
+
+def _verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def print_targets(rows: Sequence[Row], shapes: Sequence[Row]) -> bool:
+    by_size = {r.size: r for r in rows}
+    print("\nTargets (design.md §7), medians:")
+    ok = True
+    checks: list[tuple[str, Row | None, Callable[[Row], float], float]] = [
+        ("cold placement R=100 over C=100 x 8 pools", by_size.get(Size(clusters=100, existing=0, new=100)),
+         lambda r: r.cold.median, 0.100),
+        ("RunFunction C=100, E=1000 (cold, R=100)", by_size.get(Size(clusters=100, existing=1000, new=100)),
+         lambda r: r.rpc_cold.median if r.rpc_cold else math.inf, 0.300),
+        ("RunFunction C=100, E=1000 (steady, R=100)", by_size.get(Size(clusters=100, existing=1000, new=100)),
+         lambda r: r.rpc_steady.median if r.rpc_steady else math.inf, 0.300),
+        ("end to end C=1000, E=10000 (cold, R=100)", by_size.get(Size(clusters=1000, existing=10000, new=100)),
+         lambda r: r.rpc_cold.median if r.rpc_cold else math.inf, 2.0),
+    ]  # fmt: skip
+    for label, row, metric, limit in checks:
+        if row is None or (metric(row) == math.inf):
+            print(f"  {label:<45} not measured")
+            continue
+        value = metric(row)
+        ok &= value <= limit
+        print(f"  {label:<45} {value * 1000:8.1f} ms <= {limit * 1000:6.0f} ms  {_verdict(value <= limit)}")
+    bounded = all(r.counts.cel_evaluations <= r.pairs for r in [*rows, *shapes])
+    ok &= bounded
+    print(
+        f"  {'CEL evaluations <= distinct (device, selector) pairs':<45} {'every case':>11}        {_verdict(bounded)}"
+    )
+    return ok
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="only fleets of up to 100 clusters")
+    parser.add_argument("--no-rpc", action="store_true", help="skip the gRPC round trips")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    args = parser.parse_args(argv)
+    grid = QUICK if args.quick else GRID
+    with_rpc = not args.no_rpc
+    print(f"modelplane benchmark: {POOLS} pools per cluster, seed {SEED}, Python {sys.version.split()[0]}\n")
+    rows: list[Row] = []
+    for size in grid:
+        rows.append(run_row(size, with_rpc=with_rpc))
+        print(f"  measured {size.label()}", file=sys.stderr, flush=True)
+    print_table(rows)
+    print_exponents(rows)
+    shapes = print_shapes(Size(clusters=100, existing=1000, new=100), with_rpc=with_rpc)
+    largest = grid[-1]
+    if with_rpc:
+        big = next(r for r in rows if r.size == largest)
+        over = big.request_bytes > rpc.DEFAULT_LIMIT_MIB * rpc.MIB
+        print(
+            f"\nLargest request ({largest.label()}): {big.request_bytes / rpc.MIB:.1f} MiB"
+            + (
+                f", over grpc's {rpc.DEFAULT_LIMIT_MIB} MiB default receive limit: served with"
+                f" `modelplane serve --max-recv-message-size {big.limit_mib}`."
+                if over
+                else f", within the {rpc.DEFAULT_LIMIT_MIB} MiB default."
+            )
+        )
+    print(f"\nPeak memory (tracemalloc) at {largest.label()}:")
+    for label, mib in peak_memory(case(largest)):
+        print(f"  {label:<45} {mib:8.1f} MiB")
+    ok = print_targets(rows, shapes)
+    return 1 if args.strict and not ok else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
