@@ -1,0 +1,71 @@
+"""Work counts of schedule() on seeded fleets: a regression guard that does not depend on timing.
+
+The exact counts were recorded from the scheduler as it stands; a change that makes the scheduler
+do more work (a lost memo, a filter run per replica per cluster, CEL per pool instead of per device
+content) moves them and fails here. Whatever the counts, CEL evaluations may never exceed the
+distinct (device content, selector) pairs of the fleet (design.md §7).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from modelplane import api
+from modelplane.scheduler import schedule
+
+from tests.benchmarks.cases import world
+from tests.benchmarks.counting import Counts, counted, distinct_pairs
+from tests.benchmarks.shapes import Shape, deployment
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    clusters: int
+    existing: int
+    shape: Shape
+    replicas: int
+    want: Counts
+
+
+def _counts(evals: int, candidates: int, verdicts: int, fits: int) -> Counts:
+    return Counts(cel_evaluations=evals, engine_candidates=candidates, cluster_verdicts=verdicts, fit_searches=fits)
+
+
+CASES = [
+    Case("one standalone replica on 10 clusters", 10, 0, Shape.STANDALONE, 1, _counts(18, 64, 11, 9)),
+    Case("100 standalone replicas on 10 clusters", 10, 0, Shape.STANDALONE, 100, _counts(18, 64, 110, 108)),
+    Case("100 prefill/decode replicas on 10 clusters (only 56 fit)", 10, 0, Shape.PREFILL_DECODE, 100,
+         _counts(41, 128, 66, 58)),
+    Case("100 standalone replicas on 100 empty clusters", 100, 0, Shape.STANDALONE, 100, _counts(19, 712, 200, 189)),
+    Case("one standalone replica among 1000 existing on 100 clusters", 100, 1000, Shape.STANDALONE, 1,
+         _counts(19, 712, 101, 90)),
+    Case("100 standalone replicas among 1000 existing on 100 clusters", 100, 1000, Shape.STANDALONE, 100,
+         _counts(19, 712, 200, 189)),
+    Case("100 leader/worker replicas among 1000 existing on 100 clusters", 100, 1000, Shape.LEADER_WORKER, 100,
+         _counts(29, 712, 200, 155)),
+    Case("100 prefill/decode replicas among 1000 existing on 100 clusters", 100, 1000, Shape.PREFILL_DECODE, 100,
+         _counts(47, 1424, 200, 145)),
+]  # fmt: skip
+
+
+def _run(case: Case) -> tuple[Counts, int]:
+    w = world(case.clusters, case.existing)
+    dep = api.parse_deployment(deployment(case.shape, replicas=case.replicas), namespace_labels={})
+    with counted() as read:
+        schedule(dep, w.clusters, w.replicas)
+        counts = read()
+    return counts, distinct_pairs(dep, w.clusters)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_work_counts_are_unchanged(case: Case) -> None:
+    counts, _ = _run(case)
+    assert counts == case.want
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_cel_evaluations_stay_within_distinct_device_selector_pairs(case: Case) -> None:
+    counts, pairs = _run(case)
+    assert counts.cel_evaluations <= pairs
