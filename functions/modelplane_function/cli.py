@@ -10,10 +10,14 @@ from pathlib import Path
 import click
 from crossplane.function import cli as sdkcli
 from crossplane.function import logging
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane import names
+from modelplane.fleet import FleetView, page, text
 
 from modelplane_function import server
 from modelplane_function.fn import FunctionRunner
-from modelplane_function.render import RenderFailure, render_stream
+from modelplane_function.render import RenderFailure, load, render_documents, render_stream
+from modelplane_function.render.explain import fleet_view
 
 _MIB = 1024 * 1024
 
@@ -128,3 +132,83 @@ def render(
     except RenderFailure as e:
         raise click.ClickException(str(e)) from e
     sys.stdout.write(out)
+
+
+def _fleet(xr_file: Path, required: tuple[Path, ...], observed: tuple[Path, ...], apis: Path | None) -> FleetView:
+    """Render the ModelDeployment (not its replicas) and rebuild the fleet from the last request it sent."""
+    xr = load.single(xr_file)
+    if xr.get("kind") != names.KIND_DEPLOYMENT:
+        msg = f"{xr_file}: fleet needs a {names.KIND_DEPLOYMENT}, not a {xr.get('kind')}"
+        raise RenderFailure(msg)
+    requests: list[fnv1.RunFunctionRequest] = []
+    render_documents(
+        xr,
+        required=load.documents(required),
+        observed=load.documents(observed),
+        compositions=load.compositions(apis or load.default_apis()),
+        recurse=False,
+        requests=requests,
+    )
+    if not requests:
+        msg = f"{xr_file}: the function was never called for this {names.KIND_DEPLOYMENT}"
+        raise RenderFailure(msg)
+    view = fleet_view(requests[-1])
+    if isinstance(view, str):
+        raise RenderFailure(view)
+    return view
+
+
+@main.command()
+@click.argument("xr_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--required-resources",
+    "-e",
+    "required",
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="YAML file or directory of resources the function may require (repeatable).",
+)
+@click.option(
+    "--observed-resources",
+    "-o",
+    "observed",
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="YAML file or directory of composed resources that already exist (repeatable).",
+)
+@click.option(
+    "--apis",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="Directory searched for Compositions (default: this repository's apis/).",
+)
+@click.option("--output", type=click.Choice(["text", "html"]), default="text", show_default=True, help="Format.")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write to this file instead of stdout.",
+)
+def fleet(
+    *,
+    xr_file: Path,
+    required: tuple[Path, ...],
+    observed: tuple[Path, ...],
+    apis: Path | None,
+    output: str,
+    out: Path | None,
+) -> None:
+    """Show the fleet after placing XR_FILE's ModelDeployment: every pool's nodes, who holds them, and why.
+
+    Takes the inputs `render` takes and runs the same function, but prints no manifests: a table
+    per cluster and pool (text), or one self-contained HTML page (html).
+    """
+    try:
+        view = _fleet(xr_file, required, observed, apis)
+    except RenderFailure as e:
+        raise click.ClickException(str(e)) from e
+    rendered = page(view) if output == "html" else text(view)
+    if out is None:
+        sys.stdout.write(rendered)
+    else:
+        out.write_text(rendered)

@@ -33,6 +33,7 @@ class _Inputs:
     required: Sequence[Mapping[str, Any]]
     observed: Sequence[Mapping[str, Any]]
     explain: TextIO | None
+    requests: list[fnv1.RunFunctionRequest] | None = None  # collects each ModelDeployment's last request
 
 
 def _owned(xr: Mapping[str, Any], observed: Sequence[Mapping[str, Any]], *, top: bool) -> list[Mapping[str, Any]]:
@@ -73,6 +74,8 @@ async def _render(
     result = await pipeline.run(call, composition, state, store)
     if inputs.explain is not None and xr.get("kind") == names.KIND_DEPLOYMENT and result.runs:
         explain_placement(result.runs[-1].request, inputs.explain)
+    if inputs.requests is not None and xr.get("kind") == names.KIND_DEPLOYMENT and result.runs:
+        inputs.requests.append(result.runs[-1].request)
     composed = output.resource_docs(xr, result.desired, observed)
     head = output.xr_document(xr, result.desired, result.conditions, [obj for _, obj in composed])
     docs: list[dict[str, Any]] = []
@@ -111,8 +114,13 @@ def render_documents(
     recurse: bool = True,
     explain: TextIO | None = None,
     debug: bool = False,
+    requests: list[fnv1.RunFunctionRequest] | None = None,
 ) -> list[dict[str, Any]]:
-    """Render one XR through the real function; the documents render would print, in order."""
+    """Render one XR through the real function; the documents render would print, in order.
+
+    `requests`, when given, receives the last request sent for each ModelDeployment (what
+    `modelplane fleet` re-runs the scheduler on).
+    """
     logging.configure(level=logging.Level.DEBUG if debug else logging.Level.DISABLED)
     found = load.compositions(load.default_apis()) if compositions is None else compositions
     inputs = _Inputs(
@@ -120,6 +128,7 @@ def render_documents(
         required=copy.deepcopy(list(required)),
         observed=copy.deepcopy(list(observed)),
         explain=explain,
+        requests=requests,
     )
     try:
         return asyncio.run(_serve_and_render(xr, inputs, recurse=recurse))

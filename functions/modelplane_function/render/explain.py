@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from modelplane import names
+from modelplane import fleet, names
 from modelplane.errors import SpecError
 from modelplane.scheduler import ScheduleResult, schedule
 
@@ -52,19 +52,40 @@ def lines(result: ScheduleResult) -> list[str]:
     return out
 
 
-def explain(req: fnv1.RunFunctionRequest, out: TextIO) -> None:
-    """Print the placement and diagnosis the function computed for this ModelDeployment request."""
+def _scheduled(req: fnv1.RunFunctionRequest) -> tuple[str, deployment.Inputs | None, ScheduleResult | str]:
+    """The XR's title, its parsed inputs and the schedule (or, as a string, why there is none)."""
     xr = to_dict(req.observed.composite.resource)
     meta = xr.get("metadata") or {}
     title = f"{meta.get('namespace', '')}/{meta.get('name', '')}"
     own = observed_of_kind(req, names.KIND_REPLICA)
     if requirements.unresolved(req, requirements.declared(xr)):
-        out.write(f"{title}: requirements were not resolved; nothing was scheduled.\n")
-        return
+        return title, None, "requirements were not resolved; nothing was scheduled."
     try:
         inputs = deployment.gather(req, xr, own)
-        result = schedule(inputs.deployment, inputs.clusters, inputs.replicas)
     except SpecError as e:
-        out.write(f"{title}: not scheduled ({e.reason}): {e}\n")
+        return title, None, f"not scheduled ({e.reason}): {e}"
+    try:
+        return title, inputs, schedule(inputs.deployment, inputs.clusters, inputs.replicas)
+    except SpecError as e:
+        return title, inputs, f"not scheduled ({e.reason}): {e}"
+
+
+def fleet_view(req: fnv1.RunFunctionRequest) -> fleet.FleetView | str:
+    """The fleet after this request's placement; a string when the fleet itself could not be read."""
+    title, inputs, result = _scheduled(req)
+    if inputs is None:
+        return f"{title}: {result}"
+    if isinstance(result, str):
+        return fleet.build(inputs.deployment, inputs.clusters, inputs.replicas, None, problem=result)
+    return fleet.build(inputs.deployment, inputs.clusters, inputs.replicas, result)
+
+
+def explain(req: fnv1.RunFunctionRequest, out: TextIO) -> None:
+    """Print the placement, diagnosis and pool occupancy the function computed for this request."""
+    title, inputs, result = _scheduled(req)
+    if inputs is None or isinstance(result, str):
+        out.write(f"{title}: {result}\n")
         return
-    out.write(f"ModelDeployment {title}\n" + "\n".join(lines(result)) + "\n")
+    view = fleet.build(inputs.deployment, inputs.clusters, inputs.replicas, result)
+    table = ["Fleet after this placement (nodes per pool):", *fleet.pool_table(view)]
+    out.write(f"ModelDeployment {title}\n" + "\n".join([*lines(result), *table]) + "\n")

@@ -1,0 +1,157 @@
+"""The fleet view as one self-contained HTML page: inline CSS, no scripts, nothing fetched.
+
+Rows are clusters, cells are pools: a bar of used and free nodes, then one chip per replica,
+coloured per deployment. Every string from the input is escaped; the only computed values put
+into markup unescaped are numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from html import escape
+
+from modelplane.fleet.text import chip_text, placement
+from modelplane.fleet.view import Chip, ClusterView, FleetView, Origin, PoolView
+
+_CSS = """
+body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px;color:#1d2430;background:#f6f7f9}
+h1{font-size:20px;margin:0 0 4px}h2{font-size:15px;margin:20px 0 8px}
+.summary{margin:0 0 4px;font-weight:600}.diagnosis{margin:0 0 16px;color:#3a4556;white-space:pre-wrap}
+.legend{display:flex;flex-wrap:wrap;gap:6px 16px;margin:0 0 16px;padding:0;list-style:none}
+.legend li{display:flex;align-items:center;gap:6px}
+.swatch{display:inline-block;width:14px;height:14px;border-radius:3px;border:1px solid #0003}
+table.fleet{border-collapse:separate;border-spacing:0 8px;width:100%}
+table.fleet>tbody>tr>th{width:260px;text-align:left;vertical-align:top;padding:10px 12px;background:#fff;
+border-left:5px solid #3a9a5b;border-radius:6px 0 0 6px}
+table.fleet>tbody>tr>td{padding:10px 12px;background:#fff;border-radius:0 6px 6px 0}
+table.fleet>tbody>tr.rejected>th{border-left-color:#c0392b}
+table.fleet>tbody>tr.notready>th{border-left-color:#8a8f98}
+.cluster-name{font-size:15px}.badges{margin:4px 0;display:flex;flex-wrap:wrap;gap:4px}
+.badge{font-size:11px;padding:1px 6px;border-radius:9px;background:#e3e7ee;font-weight:500}
+.badge.ready{background:#d7f0de}.badge.notready{background:#f3d9d6}.badge.taint{background:#fbeccb}
+.verdict{margin-top:6px;font-weight:500}.verdict small{display:block;font-weight:400;color:#5a6474}
+.verdict.rejected{color:#a52a1c}.verdict.fits{color:#2c7a47}
+.pools{display:flex;flex-wrap:wrap;gap:12px}
+.pool{min-width:220px;flex:1 1 220px;max-width:420px;border:1px solid #dde2ea;border-radius:6px;padding:8px}
+.pool-head{display:flex;justify-content:space-between;gap:8px}.pool-head span{color:#5a6474}
+.bar{display:flex;height:14px;margin:6px 0;background:#e6e9ef;border-radius:3px;overflow:hidden}
+.bar.over{outline:2px solid #c0392b}.seg{height:100%;border-right:1px solid #fff}
+.chips{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:4px}
+.chip{font-size:12px;color:#fff;padding:2px 7px;border-radius:10px}
+.chip.other{opacity:.7}.chip.new{box-shadow:0 0 0 2px #fff,0 0 0 3px #1d2430}
+.empty{color:#8a8f98;font-size:12px}
+table.scores{border-collapse:collapse;background:#fff}
+table.scores th,table.scores td{border:1px solid #dde2ea;padding:4px 10px;text-align:left}
+"""
+
+_GOLDEN_ANGLE = 137
+_BASE_HUE = 210  # this deployment is blue; the others step around the wheel from there
+
+
+def _e(text: object) -> str:
+    return escape(str(text), quote=True)
+
+
+def colours(view: FleetView) -> dict[str, str]:
+    """A CSS colour per deployment, stable for a given set of deployments."""
+    return {owner: f"hsl({(_BASE_HUE + i * _GOLDEN_ANGLE) % 360} 55% 40%)" for i, owner in enumerate(view.owners)}
+
+
+def _chip(chip: Chip, colour: str) -> str:
+    tip = f"{chip.name} ({chip.origin})"
+    return f'<li class="chip {chip.origin}" style="background:{colour}" title="{_e(tip)}">{_e(chip_text(chip))}</li>'
+
+
+def _bar(pool: PoolView, palette: dict[str, str]) -> str:
+    scale = max(pool.nodes, pool.used, 1)
+    segs = "".join(
+        f'<span class="seg" style="width:{100 * c.nodes / scale:.2f}%;background:{palette[c.owner]}"'
+        f' title="{_e(c.label)}: {c.nodes}"></span>'
+        for c in pool.chips
+    )
+    over = " over" if pool.free < 0 else ""
+    label = f"{pool.used} of {pool.nodes} nodes used"
+    return f'<div class="bar{over}" role="img" aria-label="{_e(label)}">{segs}</div>'
+
+
+def _pool(pool: PoolView, palette: dict[str, str]) -> str:
+    usage = f"{pool.used}/{pool.nodes} used, {pool.free} free" if pool.free >= 0 else f"overcommitted by {-pool.free}"
+    chips = "".join(_chip(c, palette[c.owner]) for c in pool.chips)
+    body = f'<ul class="chips">{chips}</ul>' if chips else '<p class="empty">no replicas</p>'
+    return (
+        f'<div class="pool"><div class="pool-head"><b>{_e(pool.name)}</b><span>{_e(usage)}</span></div>'
+        f"{_bar(pool, palette)}{body}</div>"
+    )
+
+
+def _verdict(c: ClusterView) -> str:
+    if c.verdict is not None and c.rejected:
+        return f'<div class="verdict rejected">{_e(c.verdict.reason)}<small>{_e(c.verdict.detail)}</small></div>'
+    if c.score is not None:
+        return f'<div class="verdict fits">fits, score {c.score.total}</div>'
+    return ""
+
+
+def _row(c: ClusterView, palette: dict[str, str]) -> str:
+    cls = "rejected" if c.rejected else "notready" if not c.ready else "ok"
+    badges = ['<span class="badge ready">Ready</span>' if c.ready else '<span class="badge notready">not Ready</span>']
+    badges += [f'<span class="badge taint">{_e(t)}</span>' for t in c.taints]
+    pools = "".join(_pool(p, palette) for p in c.pools) or '<p class="empty">no pools published</p>'
+    return (
+        f'<tr class="{cls}"><th scope="row"><div class="cluster-name">{_e(c.name)}</div>'
+        f'<div class="badges">{"".join(badges)}</div>{_verdict(c)}</th>'
+        f'<td><div class="pools">{pools}</div></td></tr>'
+    )
+
+
+def _legend(view: FleetView, palette: dict[str, str]) -> str:
+    items = [
+        f'<li><span class="swatch" style="background:{palette[o]}"></span>{_e(o)}'
+        f"{' (this deployment)' if o == view.subject else ''}</li>"
+        for o in view.owners
+    ]
+    items += [
+        f'<li><span class="chip {Origin.NEW}" style="background:{palette[view.subject]}">new</span>placed now</li>',
+        '<li><span class="swatch" style="background:#e6e9ef"></span>free node</li>',
+        '<li><span class="swatch" style="background:#c0392b"></span>cluster rejected the unplaced replicas</li>',
+    ]
+    return f'<ul class="legend">{"".join(items)}</ul>'
+
+
+def _cells(values: Iterable[object]) -> str:
+    return "".join(f"<td>{_e(v)}</td>" for v in values)
+
+
+def _scores(view: FleetView) -> str:
+    if not view.scores:
+        return ""
+    keys = sorted({k for s in view.scores for k in s.scores})
+    head = "".join(f"<th>{_e(k)}</th>" for k in ("cluster", "total", *keys))
+    rows = "".join(
+        f"<tr><td>{_e(s.cluster)}</td><td>{s.total}</td>{_cells(s.scores.get(k, '') for k in keys)}</tr>"
+        for s in view.scores
+    )
+    title = "Scores (last round that placed a replica, best first)"
+    return f'<h2>{title}</h2><table class="scores"><tr>{head}</tr>{rows}</table>'
+
+
+def page(view: FleetView) -> str:
+    """The whole HTML document."""
+    palette = colours(view)
+    removed = "".join(f"<li>{_e(r.name)} from {_e(r.cluster)}: {_e(r.reason)}</li>" for r in view.removed)
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>Fleet: {_e(view.subject)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>Fleet for ModelDeployment {_e(view.subject)}</h1>",
+        f'<p class="summary">{_e(placement(view))}</p>',
+        f'<p class="diagnosis">Diagnosis: {_e(view.summary)}</p>',
+        _legend(view, palette),
+        '<table class="fleet"><tbody>',
+        *(_row(c, palette) for c in view.clusters),
+        "</tbody></table>",
+        f"<h2>Removed</h2><ul>{removed}</ul>" if removed else "",
+        _scores(view),
+        "</body></html>",
+    ]
+    return "\n".join(p for p in parts if p) + "\n"

@@ -1,0 +1,90 @@
+"""The fleet view as aligned plain-text tables, for terminals and logs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from modelplane.fleet.view import Chip, ClusterView, FleetView, Origin
+
+
+def table(rows: Sequence[Sequence[str]]) -> list[str]:
+    """Left-aligned columns two spaces apart, indented two spaces, no trailing blanks."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+
+
+def _nodes(n: int) -> str:
+    return f"{n} node" if n == 1 else f"{n} nodes"
+
+
+def chip_text(chip: Chip) -> str:
+    where = f"{chip.label} {','.join(chip.engines)}"
+    if chip.origin is Origin.OTHER:
+        return f"{where} ({_nodes(chip.nodes)})"
+    return f"{where} ({chip.origin}, {_nodes(chip.nodes)})"
+
+
+def _cluster_rows(c: ClusterView) -> list[tuple[str, ...]]:
+    head = (c.name, "yes" if c.ready else "no", ",".join(c.taints) or "-")
+    blank = ("", "", "")
+    rows: list[tuple[str, ...]] = []
+    if not c.pools:
+        return [(*head, "-", "", "", "", "")]
+    for pool in c.pools:
+        counts = (pool.name, str(pool.nodes), str(pool.used), str(pool.free))
+        chips = [chip_text(chip) for chip in pool.chips] or ["-"]
+        rows.append((*(blank if rows else head), *counts, chips[0]))
+        rows += [(*blank, "", "", "", "", more) for more in chips[1:]]
+    return rows
+
+
+def pool_table(view: FleetView) -> list[str]:
+    """One row per pool (then one per further replica on it): capacity after this placement."""
+    rows: list[tuple[str, ...]] = [("CLUSTER", "READY", "TAINTS", "POOL", "NODES", "USED", "FREE", "REPLICAS")]
+    for c in view.clusters:
+        rows += _cluster_rows(c)
+    return table(rows)
+
+
+def placement(view: FleetView) -> str:
+    """How many replicas are placed: '3 of 6 replicas placed, 3 unplaced.'"""
+    if not view.scheduled:
+        return f"Not scheduled; {view.placed} observed replicas kept."
+    rest = f", {view.unplaced} unplaced" if view.unplaced else ""
+    return f"{view.placed} of {view.desired} replicas placed{rest}."
+
+
+def headline(view: FleetView) -> str:
+    return f"ModelDeployment {view.subject}: {placement(view)}"
+
+
+def rejection_table(view: FleetView) -> list[str]:
+    """Why each cluster turned down the first replica that could not be placed."""
+    rows = [("CLUSTER", "REASON", "DETAIL")]
+    rows += [(c.name, c.verdict.reason, c.verdict.detail or "-") for c in view.clusters if c.verdict and c.rejected]
+    return table(rows) if len(rows) > 1 else []
+
+
+def score_table(view: FleetView) -> list[str]:
+    """The ranking of the last round that placed a replica, best first."""
+    if not view.scores:
+        return []
+    keys = sorted({k for s in view.scores for k in s.scores})
+    rows = [("CLUSTER", "TOTAL", *(k.upper() for k in keys))]
+    rows += [(s.cluster, str(s.total), *(str(s.scores.get(k, "")) for k in keys)) for s in view.scores]
+    return table(rows)
+
+
+def text(view: FleetView) -> str:
+    """The whole view: headline, pools, rejections, scores, removals, diagnosis."""
+    out = [headline(view), *pool_table(view)]
+    rejections = rejection_table(view)
+    if rejections:
+        noun = "replica fits" if view.unplaced == 1 else "replicas fit"
+        out += [f"Why {view.unplaced} unplaced {noun} nowhere:", *rejections]
+    scores = score_table(view)
+    if scores:
+        out += ["Scores (last round that placed a replica, best first):", *scores]
+    out += [f"Removed {r.name} from {r.cluster}: {r.reason}." for r in view.removed]
+    out.append(f"Diagnosis: {view.summary}")
+    return "\n".join(out) + "\n"

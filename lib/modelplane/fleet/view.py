@@ -1,0 +1,186 @@
+"""The fleet view: every cluster's pools after one deployment's placement, and why it landed there.
+
+`build()` is a pure function of what `schedule()` saw and returned. Pool occupancy is charged the
+way the scheduler's ledger charges it (each replica at `ModelReplica.node_cost_by_pool()`, charges
+to clusters or pools the fleet does not publish ignored), with this deployment's observed
+replicas replaced by its desired set: a removed replica frees its nodes, a new one takes them.
+When the deployment could not be scheduled at all, the function keeps every observed replica,
+and so does the view. Everything is sorted, so the view does not depend on input order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from modelplane.model import Cluster, Deployment, ModelReplica
+from modelplane.scheduler.result import ClusterScore, RemovedReplica, ScheduleResult, Status
+
+
+class Origin(StrEnum):
+    NEW = "new"  # placed by this scheduling pass
+    RETAINED = "retained"  # this deployment's, kept where it was
+    OTHER = "other"  # another deployment's, charged to the pool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Chip:
+    """One replica's share of one pool."""
+
+    namespace: str
+    deployment: str
+    index: int
+    name: str
+    nodes: int
+    engines: tuple[str, ...]  # engines with a member on this pool, spec order
+    origin: Origin
+
+    @property
+    def owner(self) -> str:
+        return f"{self.namespace}/{self.deployment}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.owner}#{self.index}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PoolView:
+    name: str
+    nodes: int
+    used: int
+    chips: tuple[Chip, ...]
+
+    @property
+    def free(self) -> int:
+        """Negative when observed replicas already overcommit the pool (e.g. it shrank)."""
+        return self.nodes - self.used
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClusterView:
+    name: str
+    ready: bool
+    taints: tuple[str, ...]  # "key=value:Effect"
+    pools: tuple[PoolView, ...]
+    verdict: Status | None  # the scheduler's last verdict for this deployment; None: not evaluated
+    score: ClusterScore | None  # in the last bind round that placed a replica
+
+    @property
+    def rejected(self) -> bool:
+        return self.verdict is not None and not self.verdict.fits
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FleetView:
+    namespace: str
+    name: str
+    desired: int
+    placed: int
+    clusters: tuple[ClusterView, ...]
+    removed: tuple[RemovedReplica, ...]
+    owners: tuple[str, ...]  # every "namespace/deployment" with a chip, this one first
+    summary: str  # the diagnosis, or why nothing was scheduled
+    scores: tuple[ClusterScore, ...] = ()  # best first
+    scheduled: bool = True  # False: the scheduler did not run; observed replicas are shown as kept
+
+    @property
+    def subject(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def unplaced(self) -> int:
+        return max(self.desired - self.placed, 0)
+
+
+def _taint(cluster: Cluster) -> tuple[str, ...]:
+    return tuple(sorted(f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}" for t in cluster.taints))
+
+
+def _chips(replica: ModelReplica, origin: Origin) -> dict[str, Chip]:
+    out: dict[str, Chip] = {}
+    for pool, nodes in sorted(replica.node_cost_by_pool().items()):
+        if nodes <= 0:
+            continue
+        engines = tuple(e.name for e in replica.engines if any(m.pool == pool for m in e.members))
+        out[pool] = Chip(
+            namespace=replica.namespace,
+            deployment=replica.deployment,
+            index=replica.index,
+            name=replica.name,
+            nodes=nodes,
+            engines=engines,
+            origin=origin,
+        )
+    return out
+
+
+def _occupancy(
+    deployment: Deployment, replicas: Sequence[ModelReplica], result: ScheduleResult | None
+) -> list[tuple[ModelReplica, Origin]]:
+    def ours(r: ModelReplica) -> bool:
+        return r.namespace == deployment.namespace and r.deployment == deployment.name
+
+    held = [(r, Origin.OTHER) for r in replicas if not ours(r)]
+    if result is None:
+        return held + [(r, Origin.RETAINED) for r in replicas if ours(r)]
+    created = result.created
+    return held + [(r, Origin.NEW if r.name in created else Origin.RETAINED) for r in result.replicas]
+
+
+def _chip_order(c: Chip) -> tuple[str, str, int, str]:
+    return (c.namespace, c.deployment, c.index, c.name)
+
+
+def build(
+    deployment: Deployment,
+    clusters: Sequence[Cluster],
+    replicas: Sequence[ModelReplica],
+    result: ScheduleResult | None,
+    *,
+    problem: str = "",
+) -> FleetView:
+    """The fleet after `result`; with result=None, `problem` says why nothing was scheduled."""
+    by_pool: dict[tuple[str, str], list[Chip]] = {}
+    for replica, origin in _occupancy(deployment, replicas, result):
+        for pool, chip in _chips(replica, origin).items():
+            by_pool.setdefault((replica.cluster, pool), []).append(chip)
+    statuses: Mapping[str, Status] = result.diagnosis.statuses if result is not None else {}
+    scores: Mapping[str, ClusterScore] = {s.cluster: s for s in result.diagnosis.scores} if result is not None else {}
+    views: list[ClusterView] = []
+    owners: set[str] = set()
+    for cluster in sorted(clusters, key=lambda c: c.name):
+        pools: list[PoolView] = []
+        for pool in sorted(cluster.pools, key=lambda p: p.name):
+            chips = tuple(sorted(by_pool.get((cluster.name, pool.name), []), key=_chip_order))
+            owners.update(c.owner for c in chips)
+            pools.append(PoolView(name=pool.name, nodes=pool.nodes, used=sum(c.nodes for c in chips), chips=chips))
+        views.append(
+            ClusterView(
+                name=cluster.name,
+                ready=cluster.ready,
+                taints=_taint(cluster),
+                pools=tuple(pools),
+                verdict=statuses.get(cluster.name),
+                score=scores.get(cluster.name),
+            )
+        )
+    subject = f"{deployment.namespace}/{deployment.name}"
+    owners.discard(subject)
+    if result is None:
+        placed = sum(1 for r in replicas if r.namespace == deployment.namespace and r.deployment == deployment.name)
+    else:
+        placed = result.diagnosis.placed
+    return FleetView(
+        namespace=deployment.namespace,
+        name=deployment.name,
+        desired=deployment.replicas,
+        placed=placed,
+        clusters=tuple(views),
+        removed=result.removed if result is not None else (),
+        owners=(subject, *sorted(owners)),
+        summary=result.diagnosis.summary() if result is not None else problem,
+        scores=result.diagnosis.scores if result is not None else (),
+        scheduled=result is not None,
+    )
