@@ -263,5 +263,5 @@ def outline(result: ScheduleResult, *, details: bool = False) -> Outline:
         created=tuple(sorted(f"{r.cluster}/{r.index}" for r in result.replicas if r.name in result.created)),
         removed=tuple(f"{r.cluster}/{r.index}: {r.reason}" for r in result.removed),
         message=result.diagnosis.message(),
-        details={c: s.detail for c, s in result.diagnosis.statuses.items()} if details else {},
+        details={c: s.detail for c, s in result.diagnosis.statuses.items() if not s.fits} if details else {},
     )

@@ -57,8 +57,8 @@ CASES = [
         want=Outline(
             message=(
                 "Scheduled 0 of 1 replicas; 0/6 clusters are available for the rest: 1 did not admit the namespace, "
-                "1 did not match clusterSelector, 1 had no pool matching an engine's devices, "
-                "1 had no pool with enough free nodes, 1 had untolerated taints, 1 were not Ready."
+                "1 did not match clusterSelector, 1 had Ready=False, 1 had no pool matching an engine's devices, "
+                "1 had no pool with enough free nodes, 1 had untolerated taints."
             ),
             details={
                 "a-down": "cluster is not Ready",
@@ -75,7 +75,7 @@ CASES = [
         deployment=deployment(cluster_selector=selector(labels={"region": "eu"}), engines=H200_ONLY),
         clusters=[cluster("a", ready=False, taints=[taint("gpu")], allowed_namespaces=[])],
         want=Outline(
-            message="Scheduled 0 of 1 replicas; 0/1 clusters are available for the rest: 1 were not Ready.",
+            message="Scheduled 0 of 1 replicas; 0/1 clusters are available for the rest: 1 had Ready=False.",
             details={"a": "cluster is not Ready"},
         ),
     ),
@@ -122,6 +122,10 @@ CASES = [
             replicas=("a/0 main@h100", "d/0 main@h100"),
             created=("a/0", "d/0"),
             message="Scheduled 2 of 2 replicas.",
+            details={
+                "b": "cluster labels do not satisfy clusterSelector",
+                "c": "cluster labels do not satisfy clusterSelector",
+            },
         ),
     ),
     Case(
@@ -144,6 +148,7 @@ CASES = [
             replicas=("by-either/0 main@h100", "by-labels/0 main@h100", "by-name/0 main@h100", "open/0 main@h100"),
             created=("by-either/0", "by-labels/0", "by-name/0", "open/0"),
             message="Scheduled 4 of 4 replicas.",
+            details={"closed": "namespace team-a is not in allowedNamespaces or allowedNamespaceSelector"},
         ),
     ),
     Case(

@@ -21,6 +21,7 @@ from modelplane.model import (
 )
 from modelplane.names import replica_name
 from modelplane.scheduler import ClusterScore, Diagnosis, RemovedReplica, ScheduleResult, schedule
+from modelplane.scheduler.result import FIT
 
 from tests.scheduler.factories import (
     GPU_DRIVER,
@@ -122,6 +123,7 @@ CASES = [
                 desired=1,
                 placed=1,
                 total_clusters=1,
+                statuses=MappingProxyType({"a": FIT}),
                 scores=(
                     ClusterScore(cluster="a", total=10200, scores=MappingProxyType({"spread": 100, "balance": 100})),
                 ),
@@ -164,6 +166,7 @@ CASES = [
                 desired=2,
                 placed=2,
                 total_clusters=3,
+                statuses=MappingProxyType({"a": FIT, "b": FIT, "c": FIT}),
                 scores=(
                     ClusterScore(cluster="c", total=10157, scores=MappingProxyType({"spread": 100, "balance": 57})),
                     ClusterScore(cluster="b", total=10128, scores=MappingProxyType({"spread": 100, "balance": 28})),

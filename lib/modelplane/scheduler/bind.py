@@ -4,6 +4,8 @@ Each round takes the best-ranked feasible cluster, the lowest free index on it, 
 replica to the ledger before the next round. Clusters are filtered once; after a placement only
 the chosen cluster is filtered and ranked again, since nothing else changed. The first
 round with no feasible cluster ends binding; its per-cluster statuses explain what is unplaced.
+When everything is placed, the statuses of the last round are kept instead, so a caller can still
+show why some clusters were passed over.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ class Placement:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BindOutcome:
     placements: tuple[Placement, ...]
-    statuses: Mapping[str, Status] = field(default_factory=lambda: MappingProxyType({}))  # of the failed round
+    # of the failed round, or of the last round when every replica was placed
+    statuses: Mapping[str, Status] = field(default_factory=lambda: MappingProxyType({}))
     scores: tuple[ClusterScore, ...] = ()  # of the last round that placed a replica
 
 
@@ -60,7 +63,8 @@ def bind(
     # standing carries over to the next round.
     statuses = {c.name: runner.status(c) for c in clusters}
     standings = {c.name: standing(ctx, c, spread) for c in clusters if statuses[c.name].fits}
-    for _ in range(count):
+    last_statuses: Mapping[str, Status] = MappingProxyType({})
+    for round_number in range(count):
         if not standings:
             return BindOutcome(
                 placements=tuple(placements),
@@ -68,6 +72,8 @@ def bind(
                 scores=rank(last_round),
             )
         last_round = list(standings.values())
+        if round_number == count - 1:
+            last_statuses = MappingProxyType(dict(statuses))
         chosen = by_name[best(last_round).cluster]
         options = ctx.assignment(chosen)
         if options is None:  # the capacity filter passed on this very assignment
@@ -83,4 +89,4 @@ def bind(
             standings[chosen.name] = standing(ctx, chosen, spread)
         else:
             del standings[chosen.name]
-    return BindOutcome(placements=tuple(placements), scores=rank(last_round))
+    return BindOutcome(placements=tuple(placements), statuses=last_statuses, scores=rank(last_round))

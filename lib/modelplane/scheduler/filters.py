@@ -18,7 +18,7 @@ from modelplane.scheduler.ledger import Ledger
 from modelplane.scheduler.result import FIT, Code, Status
 from modelplane.scheduler.selectors import admits_namespace, format_taint, selector_matches, untolerated_taints
 
-REASON_NOT_READY = "were not Ready"
+REASON_NOT_READY = "had Ready=False"  # reads right for 1 and for many
 REASON_NAMESPACE_NOT_ADMITTED = "did not admit the namespace"
 REASON_SELECTOR_MISMATCH = "did not match clusterSelector"
 REASON_UNTOLERATED_TAINTS = "had untolerated taints"
