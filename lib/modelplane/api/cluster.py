@@ -17,6 +17,7 @@ from modelplane import model as m
 from modelplane.api._wire import Count, Int, Observed, Quantity, Wire, dump, unique, validate
 from modelplane.api.common import LabelSelector, NameRef, Taint
 from modelplane.api.deployment import DNS_LABEL, metadata
+from modelplane.devices.semver import is_semver
 
 
 class Attribute(Wire):
@@ -29,6 +30,10 @@ class Attribute(Wire):
     def _exactly_one(self) -> Self:
         if sum(v is not None for v in (self.string, self.version, self.bool_, self.int_)) != 1:
             msg = "an attribute needs exactly one of string, version, bool, int"
+            raise ValueError(msg)
+        # A version DRA cannot parse would silently make the whole device match nothing.
+        if self.version is not None and not is_semver(self.version):
+            msg = f"version {self.version!r} is not a semantic version (semver.org 2.0.0, e.g. 560.35.3)"
             raise ValueError(msg)
         return self
 
