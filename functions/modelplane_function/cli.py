@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -134,11 +135,14 @@ def render(
     sys.stdout.write(out)
 
 
-def _fleet(xr_file: Path, required: tuple[Path, ...], observed: tuple[Path, ...], apis: Path | None) -> FleetView:
-    """Render the ModelDeployment (not its replicas) and rebuild the fleet from the last request it sent."""
+def fleet_for(
+    xr_file: Path, *, required: Sequence[Path] = (), observed: Sequence[Path] = (), apis: Path | None = None
+) -> FleetView:
+    """`modelplane fleet` as a function: render the ModelDeployment (not its replicas) and rebuild
+    the fleet from the last request the function received. Raises RenderFailure."""
     xr = load.single(xr_file)
     if xr.get("kind") != names.KIND_DEPLOYMENT:
-        msg = f"{xr_file}: fleet needs a {names.KIND_DEPLOYMENT}, not a {xr.get('kind')}"
+        msg = f"{xr_file}: fleet takes a {names.KIND_DEPLOYMENT}, got kind {xr.get('kind')!r}"
         raise RenderFailure(msg)
     requests: list[fnv1.RunFunctionRequest] = []
     render_documents(
@@ -204,7 +208,7 @@ def fleet(
     per cluster and pool (text), or one self-contained HTML page (html).
     """
     try:
-        view = _fleet(xr_file, required, observed, apis)
+        view = fleet_for(xr_file, required=required, observed=observed, apis=apis)
     except RenderFailure as e:
         raise click.ClickException(str(e)) from e
     rendered = page(view) if output == "html" else text(view)

@@ -175,7 +175,7 @@ def build(
     return FleetView(
         namespace=deployment.namespace,
         name=deployment.name,
-        desired=deployment.replicas,
+        desired=result.diagnosis.desired if result is not None else deployment.replicas,
         placed=placed,
         clusters=tuple(views),
         removed=result.removed if result is not None else (),
