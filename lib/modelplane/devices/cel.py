@@ -118,6 +118,8 @@ def _compile(expression: str) -> CompiledSelector:
 
 
 def _compile_detail(message: str) -> str:
-    # cel-cpp prefixes a status code and appends one; keep the human part.
+    # cel-cpp prefixes a status code and appends one, and follows each error with the source line
+    # and a caret line; a condition message wants one line, so keep only the error lines.
     detail = message.removeprefix("INVALID_ARGUMENT: ").removesuffix(" [INVALID_ARGUMENT]")
-    return f"compilation failed: {detail}"
+    errors = [line.removeprefix("ERROR: ").strip() for line in detail.splitlines() if not line.startswith(" |")]
+    return f"compilation failed: {'; '.join(e for e in errors if e)}"
