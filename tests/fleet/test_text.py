@@ -9,6 +9,7 @@ import pytest
 from modelplane.fleet import build, pool_table, text
 from modelplane.model import Cluster, Deployment, ModelReplica, TaintEffect
 from modelplane.scheduler import RemovedReplica, ScheduleResult
+from modelplane.scheduler.result import FIT
 
 from tests.fleet.factories import rejected, result, score
 from tests.scheduler.factories import cluster, deployment, leader_worker, observed, pool, taint
@@ -100,6 +101,28 @@ CASES = [
             "  b        were not Ready                      -\n"
             "Removed gang-c-0 from c: cluster deleted.\n"
             "Diagnosis: 0/2 clusters are available: 1 had no pool with enough free nodes, 1 were not Ready.\n"
+        ),
+    ),
+    Case(
+        name="when every replica is placed, clusters the last round passed over are still explained",
+        deployment=deployment("llm", namespace="team-a", replicas=1),
+        clusters=[cluster("a"), cluster("b", ready=False)],
+        replicas=[],
+        result=result(
+            desired=1,
+            created=[observed(DEP, cluster="a", index=0, pools="h100")],
+            total_clusters=2,
+            statuses={"a": FIT, "b": rejected("had Ready=False", "cluster is not Ready")},
+        ),
+        want=(
+            "ModelDeployment team-a/llm: 1 of 1 replicas placed.\n"
+            "  CLUSTER  READY  TAINTS  POOL  NODES  USED  FREE  REPLICAS\n"
+            "  a        yes    -       h100  4      1     3     team-a/llm#0 main (new, 1 node)\n"
+            "  b        no     -       h100  4      0     4     -\n"
+            "Clusters passed over in the last round:\n"
+            "  CLUSTER  REASON           DETAIL\n"
+            "  b        had Ready=False  cluster is not Ready\n"
+            "Diagnosis: 1/2 clusters are available: 1 had Ready=False.\n"
         ),
     ),
     Case(

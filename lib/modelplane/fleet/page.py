@@ -113,7 +113,7 @@ def _legend(view: FleetView, palette: dict[str, str]) -> str:
     items += [
         f'<li><span class="chip {Origin.NEW}" style="background:{palette[view.subject]}">new</span>placed now</li>',
         '<li><span class="swatch" style="background:#e6e9ef"></span>free node</li>',
-        '<li><span class="swatch" style="background:#c0392b"></span>cluster rejected the unplaced replicas</li>',
+        '<li><span class="swatch" style="background:#c0392b"></span>cluster turned this deployment down</li>',
     ]
     return f'<ul class="legend">{"".join(items)}</ul>'
 

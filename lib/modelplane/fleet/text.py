@@ -59,10 +59,17 @@ def headline(view: FleetView) -> str:
 
 
 def rejection_table(view: FleetView) -> list[str]:
-    """Why each cluster turned down the first replica that could not be placed."""
+    """Why each rejected cluster turned the deployment down in the scheduler's last round."""
     rows = [("CLUSTER", "REASON", "DETAIL")]
     rows += [(c.name, c.verdict.reason, c.verdict.detail or "-") for c in view.clusters if c.verdict and c.rejected]
     return table(rows) if len(rows) > 1 else []
+
+
+def rejection_heading(view: FleetView) -> str:
+    if not view.unplaced:
+        return "Clusters passed over in the last round:"
+    noun = "replica fits" if view.unplaced == 1 else "replicas fit"
+    return f"Why {view.unplaced} unplaced {noun} nowhere:"
 
 
 def score_table(view: FleetView) -> list[str]:
@@ -80,8 +87,7 @@ def text(view: FleetView) -> str:
     out = [headline(view), *pool_table(view)]
     rejections = rejection_table(view)
     if rejections:
-        noun = "replica fits" if view.unplaced == 1 else "replicas fit"
-        out += [f"Why {view.unplaced} unplaced {noun} nowhere:", *rejections]
+        out += [rejection_heading(view), *rejections]
     scores = score_table(view)
     if scores:
         out += ["Scores (last round that placed a replica, best first):", *scores]
