@@ -11,13 +11,16 @@ from modelplane.model import Cluster, Deployment, ModelReplica, TaintEffect
 from modelplane.scheduler import schedule
 
 from tests.scheduler.factories import (
+    IS_NIC,
     Outline,
     cluster,
     deployment,
     engine,
+    gpu,
     is_model,
     leader_worker,
     member,
+    nic,
     observed,
     outline,
     pool,
@@ -42,7 +45,37 @@ class Case:
 
 H200_ONLY = (engine(members=[member(requests=[request(selectors=[is_model("H200")])])]),)
 
+H200_WITH_IB = (
+    engine(
+        members=[member(requests=[request(selectors=[is_model("H200")]), request("ib", count=1, selectors=[IS_NIC])])]
+    ),
+)
+
 CASES = [
+    Case(
+        name="a device detail names the request no pool can match, or says the pools match only apart",
+        deployment=deployment(engines=H200_WITH_IB),
+        clusters=[
+            cluster("a-no-ib", pools=[pool("h200", model="H200")]),
+            cluster(
+                "b-split",
+                pools=[
+                    pool("h200", model="H200"),
+                    pool("h100-ib", devices=[gpu(model="H100"), nic()]),
+                ],
+            ),
+        ],
+        want=Outline(
+            message=(
+                "Scheduled 0 of 1 replicas; 0/2 clusters are available for the rest: "
+                "2 had no pool matching an engine's devices."
+            ),
+            details={
+                "a-no-ib": "engine main: member Standalone device request ib: no pool has a matching device",
+                "b-split": "engine main: no single pool satisfies every member's devices together",
+            },
+        ),
+    ),
     Case(
         name="each filter's reason is counted once per rejected cluster",
         deployment=deployment(cluster_selector=selector(labels={"region": "eu"}), engines=H200_ONLY),
@@ -65,7 +98,7 @@ CASES = [
                 "b-closed": "namespace team-a is not in allowedNamespaces or allowedNamespaceSelector",
                 "c-us": "cluster labels do not satisfy clusterSelector",
                 "d-tainted": "untolerated maintenance:NoSchedule",
-                "e-h100": "engine main: no pool matches every member's devices",
+                "e-h100": "engine main: member Standalone device request gpu: no pool has a matching device",
                 "f-full": "pool h200: 0 free nodes, engine main needs 1",
             },
         ),

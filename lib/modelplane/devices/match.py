@@ -16,7 +16,7 @@ CEL evaluation per selector -- and member results per (requests, pool content).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -76,6 +76,14 @@ class DeviceMatcher:
         if key not in self._members:
             self._members[key] = self._match(member.device_requests, kinds)
         return self._members[key]
+
+    def unmatched_request(self, member: Member, pools: Iterable[NodePool]) -> DeviceRequest | None:
+        """The member's first request that no device of any pool satisfies on its own, for diagnosis."""
+        devices = [device for pool in pools for device in pool.devices]
+        return next(
+            (r for r in member.device_requests if not any(self._request_fits(r, d) for d in devices)),
+            None,
+        )
 
     def selector_matches(self, selector: CompiledSelector, device: Device) -> bool:
         """Memoised evaluation of one selector against one device's content."""

@@ -66,6 +66,15 @@ class EngineOptions:
             self._by_cluster[cluster.name] = cached
         return cached
 
+    def unmatched(self, cluster: Cluster, engine_index: int) -> str:
+        """Why no pool of the cluster hosts the engine: the first request no device satisfies, if any."""
+        engine = self._deployment.engines[engine_index]
+        for member in engine.members:
+            request = self._matcher.unmatched_request(member, cluster.pools)
+            if request is not None:
+                return f"member {member.role.value} device request {request.name}: no pool has a matching device"
+        return "no single pool satisfies every member's devices together"
+
     def on_pool(self, cluster: Cluster, engine_index: int, pool: str) -> EngineOption | None:
         """The option for one engine on one named pool, if the pool can host it."""
         return next((o for o in self.of(cluster)[engine_index] if o.pool == pool), None)

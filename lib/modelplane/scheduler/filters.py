@@ -106,12 +106,12 @@ def _taints_tolerated(ctx: Context, cluster: Cluster) -> Status:
 
 
 def _pools_match_devices(ctx: Context, cluster: Cluster) -> Status:
-    for engine, opts in zip(ctx.deployment.engines, ctx.engines.of(cluster), strict=True):
+    for index, (engine, opts) in enumerate(zip(ctx.deployment.engines, ctx.engines.of(cluster), strict=True)):
         if not opts:
             return Status(
                 code=Code.UNRESOLVABLE,
                 reason=REASON_NO_MATCHING_POOL,
-                detail=f"engine {engine.name}: no pool matches every member's devices",
+                detail=f"engine {engine.name}: {ctx.engines.unmatched(cluster, index)}",
             )
     return FIT
 
