@@ -14,6 +14,7 @@ Usage: python -m tests.benchmarks.bench [--quick] [--no-rpc] [--strict]
 from __future__ import annotations
 
 import argparse
+import gc
 import itertools
 import math
 import sys
@@ -62,6 +63,10 @@ def _rpc(c: Case, budget: float) -> tuple[int, int, Timing, Timing]:
 
 def run_row(size: Size, *, with_rpc: bool, shape: Shape = Shape.STANDALONE) -> Row:
     c = case(size, shape)
+    # The benchmark holds whole fleets (millions of objects) that the code under test never would;
+    # freezing them keeps full GC passes over them out of the timings.
+    gc.collect()
+    gc.freeze()
     budget = 1.0 if size.clusters < 1000 else 3.0
     cold = measure(lambda: schedule(*c.cold_args()), budget=budget)
     steady = measure(lambda: schedule(*c.steady_args()), budget=budget)
@@ -84,18 +89,29 @@ def _opt(t: Timing | None) -> str:
     return t.ms() if t is not None else f"{'-':>8} {'-':>8}"
 
 
+def _mib(n: int) -> str:
+    return f"{n / rpc.MIB:>7.2f}" if n else f"{'-':>7}"
+
+
+def _first(t: Timing | None) -> str:
+    return f"{t.first * 1000:8.1f}" if t is not None else f"{'-':>8}"
+
+
 def print_table(rows: Sequence[Row]) -> None:
-    print("Wall time in ms (median p95). schedule() on parsed inputs; RunFunction = one gRPC round trip.")
+    print("Wall time in ms (median p95). cold = nothing of the deployment placed yet; steady = all R placed and")
+    print("observed (everything retained). sched = schedule() on parsed inputs; rpc = one RunFunction round trip")
+    print("over gRPC to `modelplane serve`; 'rpc 1st' = the first (cold) call a freshly started server answers.")
+    print("Counts are of one cold schedule() call; pairs = distinct (device content, selector) pairs.")
     print(
-        f"{'size':<22} {'sched cold':>17} {'sched steady':>17} {'rpc cold':>17} {'rpc steady':>17}"
+        f"{'size':<22} {'sched cold':>17} {'sched steady':>17} {'rpc 1st':>8} {'rpc cold':>17} {'rpc steady':>17}"
         f" {'CEL':>5} {'pairs':>5} {'naive':>9} {'engine opts':>11} {'verdicts':>8} {'fits':>5} {'req MiB':>7}"
     )
     for r in rows:
         n = r.counts
         print(
-            f"{r.size.label():<22} {r.cold.ms()} {r.steady.ms()} {_opt(r.rpc_cold)} {_opt(r.rpc_steady)}"
+            f"{r.size.label():<22} {r.cold.ms()} {r.steady.ms()} {_first(r.rpc_cold)} {_opt(r.rpc_cold)} {_opt(r.rpc_steady)}"
             f" {n.cel_evaluations:>5} {r.pairs:>5} {r.naive:>9} {n.engine_candidates:>11} {n.cluster_verdicts:>8}"
-            f" {n.fit_searches:>5} {r.request_bytes / rpc.MIB:>7.2f}"
+            f" {n.fit_searches:>5} {_mib(r.request_bytes)}"
         )
 
 
@@ -143,6 +159,18 @@ def print_shapes(size: Size, *, with_rpc: bool) -> list[Row]:
             f"  CEL {r.counts.cel_evaluations} <= pairs {r.pairs} (naive {r.naive})"
         )
     return rows
+
+
+def print_ratios(rows: Sequence[Row]) -> None:
+    """Baselines: what the edge adds to schedule(), what retention saves, what memoised CEL saves."""
+    print("\nRatios (medians): rpc cold / sched cold = cost of the gRPC edge; naive / CEL = saved by memoised CEL")
+    for r in rows:
+        edge = f"{r.rpc_cold.median / r.cold.median:6.1f}x" if r.rpc_cold and r.cold.median > 0 else f"{'-':>7}"
+        saved = r.naive / r.counts.cel_evaluations if r.counts.cel_evaluations else 0.0
+        print(
+            f"  {r.size.label():<22} rpc/sched {edge}  steady/cold {r.steady.median / r.cold.median:5.2f}"
+            f"  naive/CEL {saved:9.0f}x"
+        )
 
 
 def _verdict(ok: bool) -> str:
@@ -193,6 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"  measured {size.label()}", file=sys.stderr, flush=True)
     print_table(rows)
     print_exponents(rows)
+    print_ratios(rows)
     shapes = print_shapes(Size(clusters=100, existing=1000, new=100), with_rpc=with_rpc)
     largest = grid[-1]
     if with_rpc:
