@@ -8,15 +8,17 @@ SHARED ?= ../shared
 
 .PHONY: render test lint typecheck unit bench fix clean package
 
+# Set-up messages go to stderr so `make render` prints nothing but the YAML stream on stdout.
 $(STAMP): pyproject.toml
-	$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required")'
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required")'
+	@echo "make: installing the project and its dev tools into $(VENV)" >&2
+	@$(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install --quiet --upgrade pip >&2
+	@$(BIN)/python -m pip install --quiet -e '.[dev]' >&2
+	@touch $(STAMP)
 
 render: $(STAMP)
-	$(BIN)/modelplane render $(EXAMPLE)/xr.yaml --required-resources $(EXAMPLE)/required-resources.yaml \
+	@$(BIN)/modelplane render $(EXAMPLE)/xr.yaml --required-resources $(EXAMPLE)/required-resources.yaml \
 		$$(test -f $(EXAMPLE)/observed-resources.yaml && echo --observed-resources $(EXAMPLE)/observed-resources.yaml) --explain
 
 # The checks live in scripts/checks.sh so CI (through make) and the Nix flake run the same commands.
