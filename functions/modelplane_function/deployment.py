@@ -42,13 +42,19 @@ def replica_key(replica: ModelReplica) -> str:
     return f"replica-{replica.cluster}-{replica.index}"
 
 
+def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    """metadata when it is an object; the parsers report a malformed one, this must not crash first."""
+    meta = obj.get("metadata")
+    return meta if isinstance(meta, Mapping) else {}  # pyright: ignore[reportUnknownVariableType]
+
+
 def _parse_all(kind: str, objs: list[dict[str, Any]], parse: Any) -> list[Any]:
     out: list[Any] = []
     for obj in objs:
         try:
             out.append(parse(obj))
         except SpecError as e:
-            meta = obj.get("metadata") or {}
+            meta = _meta(obj)
             where = "/".join(p for p in (meta.get("namespace"), meta.get("name")) if p)
             err = SpecError(f"{kind} {where}: {e}")
             raise err from e
@@ -62,7 +68,8 @@ def gather(req: fnv1.RunFunctionRequest, xr: Mapping[str, Any], own: Mapping[str
     list (a cache, in a real control plane) lags behind.
     """
     namespaces = requirements.items(req, requirements.NAMESPACE)
-    labels = (namespaces[0].get("metadata") or {}).get("labels") or {} if namespaces else {}
+    labels = _meta(namespaces[0]).get("labels") if namespaces else None
+    labels = labels if isinstance(labels, Mapping) else {}
     deployment = api.parse_deployment(xr, namespace_labels=labels)
     cluster_objs = requirements.items(req, requirements.CLUSTERS)
     if not cluster_objs and deployment.replicas > 0:
@@ -71,7 +78,7 @@ def gather(req: fnv1.RunFunctionRequest, xr: Mapping[str, Any], own: Mapping[str
     clusters = _parse_all(names.KIND_CLUSTER, cluster_objs, api.parse_cluster)
     by_id: dict[tuple[str, str], dict[str, Any]] = {}
     for obj in [*requirements.items(req, requirements.REPLICAS), *own.values()]:
-        meta = obj.get("metadata") or {}
+        meta = _meta(obj)
         by_id[(str(meta.get("namespace", "")), str(meta.get("name", "")))] = dict(obj)
     replicas = _parse_all(names.KIND_REPLICA, [by_id[k] for k in sorted(by_id)], api.parse_replica)
     return Inputs(deployment=deployment, clusters=tuple(clusters), replicas=tuple(replicas))
@@ -90,7 +97,8 @@ def _ready_condition(ready: int, desired: int) -> Condition:
 
 
 def _desired_count(xr: Mapping[str, Any], fallback: int) -> int:
-    n = (xr.get("spec") or {}).get("replicas")
+    spec = xr.get("spec")
+    n = spec.get("replicas") if isinstance(spec, Mapping) else None  # pyright: ignore[reportUnknownMemberType]
     return n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else fallback
 
 
@@ -104,7 +112,8 @@ def _retain_only(
     keep(rsp, own)
     ready = sum(1 for obj in own.values() if is_ready(obj))
     status: dict[str, Any] = {"replicas": {"total": len(own), "ready": ready}}
-    observed_status = xr.get("status") or {}
+    observed_status = xr.get("status")
+    observed_status = observed_status if isinstance(observed_status, Mapping) else {}
     # What placement and diagnosis the XR shows stays until the function can decide again.
     status.update({k: observed_status[k] for k in ("placement", "unplaced") if k in observed_status})
     rsp.desired.composite.resource.MergeFrom(to_struct({"status": status}))

@@ -22,8 +22,10 @@ NAMESPACE = "namespace"
 
 def _match_labels(xr: Mapping[str, Any]) -> dict[str, str] | None:
     """clusterSelector.matchLabels as a server-side filter; matchExpressions are applied by the scheduler."""
-    spec = (xr.get("spec") or {}).get("template", {}).get("spec", {})
-    selector = spec.get("clusterSelector") if isinstance(spec, Mapping) else None
+    spec: Any = xr
+    for key in ("spec", "template", "spec"):  # any level may be malformed: parsing reports it later
+        spec = spec.get(key) if isinstance(spec, Mapping) else None  # pyright: ignore[reportUnknownMemberType]
+    selector = spec.get("clusterSelector") if isinstance(spec, Mapping) else None  # pyright: ignore[reportUnknownMemberType]
     labels = selector.get("matchLabels") if isinstance(selector, Mapping) else None
     if not isinstance(labels, Mapping) or not labels:
         return None
@@ -31,7 +33,8 @@ def _match_labels(xr: Mapping[str, Any]) -> dict[str, str] | None:
 
 
 def _namespace(xr: Mapping[str, Any]) -> str:
-    return str((xr.get("metadata") or {}).get("namespace") or "")
+    meta = xr.get("metadata")
+    return str(meta.get("namespace") or "") if isinstance(meta, Mapping) else ""  # pyright: ignore[reportUnknownMemberType]
 
 
 def declared(xr: Mapping[str, Any]) -> tuple[str, ...]:
