@@ -6,6 +6,7 @@ claims, tolerations), so a field the user could set here would be silently overr
 
 from __future__ import annotations
 
+import re
 from typing import Literal, Self
 
 from pydantic import Field, field_validator, model_validator
@@ -96,10 +97,34 @@ class PodTemplate(Wire):
     spec: PodSpec
 
 
+# Kubernetes label syntax (apimachinery IsQualifiedName / IsValidLabelValue): the XRD only bounds
+# value length, so without this a bad key would pass admission and fail on the emitted objects.
+_LABEL_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+_MAX_NAME = 63
+_MAX_PREFIX = 253
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def _valid_key(key: str) -> bool:
+    prefix, _, name = key.rpartition("/")
+    if "/" in key and not (len(prefix) <= _MAX_PREFIX and _DNS_SUBDOMAIN.match(prefix)):
+        return False
+    return len(name) <= _MAX_NAME and _LABEL_NAME.match(name) is not None
+
+
+def _valid_value(value: str) -> bool:
+    return value == "" or (len(value) <= _MAX_NAME and _LABEL_NAME.match(value) is not None)
+
+
 def reject_reserved(labels: dict[str, str] | None) -> dict[str, str] | None:
+    """Reject reserved and syntactically invalid label keys and values."""
     reserved = sorted(k for k in labels or {} if k.startswith(RESERVED_LABEL_PREFIX))
     if reserved:
         msg = f"label keys under {RESERVED_LABEL_PREFIX} are reserved: {', '.join(reserved)}"
+        raise ValueError(msg)
+    bad = sorted(repr(k) for k, v in (labels or {}).items() if not (_valid_key(k) and _valid_value(v)))
+    if bad:
+        msg = f"labels must be Kubernetes label keys with valid values: {', '.join(bad)}"
         raise ValueError(msg)
     return labels
 
