@@ -57,7 +57,7 @@ class Device(Wire):
     driver: str = Field(min_length=1, max_length=253)
     claim: Literal["DRA", "Synthetic"] = "DRA"
     device_class_name: str | None = Field(default=None, max_length=253)
-    count: Count = 1
+    count: Count = Field(default=1, le=1024)  # the XRD maximum
     attributes: dict[str, Attribute] | None = Field(default=None, max_length=32)
     capacity: dict[str, Capacity] | None = Field(default=None, max_length=32)
 
@@ -82,7 +82,7 @@ class Device(Wire):
 
 class NodePool(Wire):
     name: str = Field(min_length=1, max_length=63, pattern=DNS_LABEL)
-    nodes: Int = Field(default=0, ge=0)
+    nodes: Int = Field(default=0, ge=0, le=100_000)  # the XRD maximum
     devices: tuple[Device, ...] | None = Field(default=None, max_length=16)
 
     @field_validator("devices")
