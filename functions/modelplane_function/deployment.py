@@ -9,7 +9,7 @@ and the problem is reported in the ReplicasScheduled condition.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
@@ -18,7 +18,7 @@ from modelplane.errors import SpecError
 from modelplane.model import Cluster, Deployment, ModelReplica
 from modelplane.scheduler import ScheduleResult, schedule
 
-from modelplane_function import placement, requirements
+from modelplane_function import requirements
 from modelplane_function.conditions import Condition, event, is_ready, report
 from modelplane_function.convert import to_dict, to_struct
 from modelplane_function.keep import keep, observed_of_kind
@@ -144,17 +144,18 @@ def _compose(
     result: ScheduleResult,
 ) -> None:
     key_of_name = {str((obj.get("metadata") or {}).get("name")): key for key, obj in own.items()}
-    ready = 0
+    composed: list[ModelReplica] = []
     for r in result.replicas:
         key = key_of_name.get(r.name, replica_key(r))
         desired = rsp.desired.resources[key]
         desired.resource.CopyFrom(to_struct(api.replica_manifest(r)))
-        if is_ready(own.get(key)):
+        # Readiness is what this XR observes of its composed replica, not what the fleet list says.
+        ready_now = is_ready(own.get(key))
+        if ready_now:
             desired.ready = fnv1.READY_TRUE
-            ready += 1
-    rsp.desired.composite.resource.MergeFrom(
-        to_struct({"status": placement.status(result.replicas, ready, result.diagnosis)})
-    )
+        composed.append(replace(r, ready=ready_now))
+    ready = sum(r.ready for r in composed)
+    rsp.desired.composite.resource.MergeFrom(to_struct({"status": api.deployment_status(composed, result.diagnosis)}))
     report(rsp, xr, _scheduled_condition(result, inputs.deployment), warn=True)
     report(rsp, xr, _ready_condition(ready, inputs.deployment.replicas))
     placed = [r for r in result.replicas if r.name in result.created]

@@ -14,7 +14,7 @@ from typing import Any
 from modelplane import model as m
 from modelplane.scheduler.result import Diagnosis
 
-MAX_UNPLACED_CLUSTERS = 64
+MAX_UNPLACED_CLUSTERS = 20  # the summary still counts every cluster
 
 
 def deployment_status(replicas: Sequence[m.ModelReplica], diagnosis: Diagnosis | None) -> dict[str, Any]:
