@@ -7,7 +7,7 @@ every mutant can travel through a protobuf Struct as Crossplane would send it.
 """
 
 import copy
-from typing import Any
+from typing import Any, cast
 
 from hypothesis import strategies as st
 
@@ -89,9 +89,10 @@ def mutation(draw: st.DrawFn, obj: Any) -> tuple[str, Any]:
         case "role":
             parent[key] = draw(ROLES)
         case "label":
-            current[draw(LABEL_KEYS)] = draw(st.sampled_from(["v", "", "bad value!", "x" * 64]))
+            cast("dict[str, Any]", current)[draw(LABEL_KEYS)] = draw(st.sampled_from(["v", "", "bad value!", "x" * 64]))
         case "duplicate":
-            current.append(copy.deepcopy(current[draw(st.integers(0, len(current) - 1))]))
+            items = cast("list[Any]", current)
+            items.append(copy.deepcopy(items[draw(st.integers(0, len(items) - 1))]))
         case "empty":
             current.clear()
     return f"{op} {where}", out
