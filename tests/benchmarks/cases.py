@@ -15,7 +15,7 @@ from modelplane_function.deployment import replica_key
 
 from tests.benchmarks import rpc
 from tests.benchmarks.fleet import Fleet, generate
-from tests.benchmarks.shapes import Shape, deployment
+from tests.benchmarks.shapes import Shape, deployment, ready_condition
 
 POOLS = 8
 SEED = 7
@@ -106,7 +106,7 @@ class Case:
 
 def _observed(replica: ModelReplica) -> dict[str, Any]:
     obj = api.replica_manifest(replica)
-    obj["status"] = {"conditions": [{"type": "Ready", "status": "True", "reason": "Available"}]}
+    obj["status"] = {"conditions": [ready_condition("True")]}
     return obj
 
 

@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from tests.benchmarks.shapes import API, GPU_DRIVER, NIC_DRIVER, PLACED, Shape, replica
+from tests.benchmarks.shapes import API, GPU_DRIVER, NIC_DRIVER, PLACED, Shape, ready_condition, replica
 
 REGIONS = ("us-east", "us-west", "eu-west", "eu-central", "ap-south")
 TIERS = ("prod", "prod", "staging", "batch")
@@ -151,7 +151,7 @@ def _cluster(rng: random.Random, index: int, pools: int) -> tuple[dict[str, Any]
         "spec": spec,
         "status": {
             "gpuPools": node_pools,
-            "conditions": [{"type": "Ready", "status": ready, "reason": "Available" if ready == "True" else "Down"}],
+            "conditions": [ready_condition(ready)],
         },
     }
     return obj, layout

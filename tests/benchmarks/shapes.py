@@ -39,6 +39,12 @@ class Shape(StrEnum):
     PREFILL_DECODE = "prefill-decode"
 
 
+def ready_condition(status: str) -> dict[str, str]:
+    """A Ready condition as the API server stores it (lastTransitionTime is required)."""
+    reason = "Available" if status == "True" else "Unavailable"
+    return {"type": "Ready", "status": status, "reason": reason, "lastTransitionTime": "2026-01-01T00:00:00Z"}
+
+
 # --- deployments --------------------------------------------------------------------------------
 
 
@@ -187,5 +193,5 @@ def replica(
             "scheduling": {"queue": "inference"},
             "engines": engines,
         },
-        "status": {"conditions": [{"type": "Ready", "status": "True", "reason": "Available"}]},
+        "status": {"conditions": [ready_condition("True")]},
     }
