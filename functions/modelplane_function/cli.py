@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import click
@@ -63,6 +63,40 @@ def serve(
         raise click.ClickException(str(e)) from e
 
 
+def _inputs(command: Callable[..., None]) -> Callable[..., None]:
+    """The inputs `render` and `fleet` share: the XR, required and observed resources, Compositions."""
+    for option in reversed(_INPUT_OPTIONS):
+        command = option(command)
+    return command
+
+
+_INPUT_OPTIONS = (
+    click.argument("xr_file", type=click.Path(exists=True, dir_okay=False, path_type=Path)),
+    click.option(
+        "--required-resources",
+        "-e",
+        "required",
+        multiple=True,
+        type=click.Path(exists=True, path_type=Path),
+        help="YAML file or directory of resources the function may require (repeatable).",
+    ),
+    click.option(
+        "--observed-resources",
+        "-o",
+        "observed",
+        multiple=True,
+        type=click.Path(exists=True, path_type=Path),
+        help="YAML file or directory of composed resources that already exist (repeatable).",
+    ),
+    click.option(
+        "--apis",
+        type=click.Path(exists=True, file_okay=False, path_type=Path),
+        default=None,
+        help="Directory searched for Compositions (default: this repository's apis/).",
+    ),
+)
+
+
 _RENDER_HELP = """Render XR_FILE offline through the real function, as `crossplane render` would.
 
 The function is started behind a gRPC server on a free local port and driven like the engine
@@ -84,29 +118,7 @@ ownerReference (kind and name), or to XR_FILE's XR when they have none.
 
 
 @main.command(help=_RENDER_HELP)
-@click.argument("xr_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option(
-    "--required-resources",
-    "-e",
-    "required",
-    multiple=True,
-    type=click.Path(exists=True, path_type=Path),
-    help="YAML file or directory of resources the function may require (repeatable).",
-)
-@click.option(
-    "--observed-resources",
-    "-o",
-    "observed",
-    multiple=True,
-    type=click.Path(exists=True, path_type=Path),
-    help="YAML file or directory of composed resources that already exist (repeatable).",
-)
-@click.option(
-    "--apis",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-    default=None,
-    help="Directory searched for Compositions (default: this repository's apis/).",
-)
+@_inputs
 @click.option("--no-recurse", is_flag=True, help="Do not render the composed ModelReplicas.")
 @click.option("--explain", is_flag=True, help="Print the placement and the scheduler's diagnosis to stderr.")
 @click.option("--debug", "-d", is_flag=True, help="Log the function's debug output to stderr.")
@@ -163,29 +175,7 @@ def fleet_for(
 
 
 @main.command()
-@click.argument("xr_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option(
-    "--required-resources",
-    "-e",
-    "required",
-    multiple=True,
-    type=click.Path(exists=True, path_type=Path),
-    help="YAML file or directory of resources the function may require (repeatable).",
-)
-@click.option(
-    "--observed-resources",
-    "-o",
-    "observed",
-    multiple=True,
-    type=click.Path(exists=True, path_type=Path),
-    help="YAML file or directory of composed resources that already exist (repeatable).",
-)
-@click.option(
-    "--apis",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-    default=None,
-    help="Directory searched for Compositions (default: this repository's apis/).",
-)
+@_inputs
 @click.option("--output", type=click.Choice(["text", "html"]), default="text", show_default=True, help="Format.")
 @click.option(
     "--out",
