@@ -26,6 +26,7 @@ from pathlib import Path
 import grpc
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
+from google.protobuf import json_format
 
 from tests.benchmarks import fleet
 from tests.benchmarks.rpc import request
@@ -66,7 +67,6 @@ def requests(
 
 
 def json_dict(struct: object) -> dict:  # type: ignore[type-arg]
-    from google.protobuf import json_format  # noqa: PLC0415 - only the generator needs it
 
     return json_format.MessageToDict(struct)  # type: ignore[arg-type]
 
@@ -133,7 +133,7 @@ def rss_kib(pid: int) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tests.benchmarks.load", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m tests.benchmarks.load", description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--requests", type=int, default=2000, help="timed requests (latency figures)")
     ap.add_argument("--soak", type=int, default=10_000, help="calls watched for memory growth")
@@ -142,8 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     port = _free_port()
     exe = Path(sys.executable).with_name("modelplane")
     cmd = [str(exe), "serve", "--insecure", f"--address=127.0.0.1:{port}", "--max-recv-message-size=64"]
-    log = tempfile.TemporaryFile()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)  # noqa: S603 - our own CLI
+    log = tempfile.TemporaryFile()  # noqa: SIM115 - must outlive the try block that closes it
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
     channels = [grpc.insecure_channel(f"127.0.0.1:{port}") for _ in range(args.clients)]
     try:
         grpc.channel_ready_future(channels[0]).result(timeout=30)
