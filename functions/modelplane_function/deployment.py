@@ -71,16 +71,17 @@ def gather(req: fnv1.RunFunctionRequest, xr: Mapping[str, Any], own: Mapping[str
     labels = _meta(namespaces[0]).get("labels") if namespaces else None
     labels = labels if isinstance(labels, Mapping) else {}
     deployment = api.parse_deployment(xr, namespace_labels=labels)
-    cluster_objs = requirements.items(req, requirements.CLUSTERS)
-    if not cluster_objs and deployment.replicas > 0:
+    if not requirements.structs(req, requirements.CLUSTERS) and deployment.replicas > 0:
         msg = "no InferenceCluster matches the deployment's clusterSelector"
         raise NoClustersError(msg)
-    clusters = _parse_all(names.KIND_CLUSTER, cluster_objs, api.parse_cluster)
-    by_id: dict[tuple[str, str], dict[str, Any]] = {}
-    for obj in [*requirements.items(req, requirements.REPLICAS), *own.values()]:
+    clusters = requirements.clusters(req)
+    own_by_id: dict[tuple[str, str], dict[str, Any]] = {}
+    for obj in own.values():
         meta = _meta(obj)
-        by_id[(str(meta.get("namespace", "")), str(meta.get("name", "")))] = dict(obj)
-    replicas = _parse_all(names.KIND_REPLICA, [by_id[k] for k in sorted(by_id)], api.parse_replica)
+        own_by_id[(str(meta.get("namespace", "")), str(meta.get("name", "")))] = dict(obj)
+    owned = _parse_all(names.KIND_REPLICA, list(own_by_id.values()), api.parse_replica)
+    by_id = {**requirements.replicas(req, skip=frozenset(own_by_id)), **dict(zip(own_by_id, owned, strict=True))}
+    replicas = [by_id[k] for k in sorted(by_id)]
     return Inputs(deployment=deployment, clusters=tuple(clusters), replicas=tuple(replicas))
 
 

@@ -6,6 +6,10 @@ on a fresh response, so Crossplane changes nothing rather than applying a half-b
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import grpc
 from crossplane.function import logging, response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
@@ -19,6 +23,24 @@ _HANDLERS = {
     names.KIND_REPLICA: replica.handle,
     names.KIND_CLUSTER: cluster.handle,
 }
+
+
+@contextmanager
+def _cycle_collector_paused() -> Iterator[None]:
+    """Pause Python's cycle collector for one call.
+
+    A call over a large fleet allocates millions of short-lived objects (Struct conversion,
+    validation), which triggered repeated full collections over the whole growing heap: more than
+    half of a call at 1,000 clusters and 10,000 replicas. Reference counting still frees everything
+    acyclic at once; cycles wait for the first collection after the call.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class FunctionRunner(grpcv1.FunctionRunnerServiceServicer):
@@ -43,7 +65,8 @@ class FunctionRunner(grpcv1.FunctionRunnerServiceServicer):
             return rsp
         try:
             rsp = response.to(req)
-            handler(req, rsp)
+            with _cycle_collector_paused():
+                handler(req, rsp)
         except Exception as e:  # the one boundary where a bug becomes a FATAL result
             self.log.exception("unexpected error", kind=kind)
             rsp = response.to(req)

@@ -11,9 +11,12 @@ from typing import Any
 
 from crossplane.function import response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from modelplane import names
+from google.protobuf import struct_pb2
+from modelplane import api, names
+from modelplane.model import Cluster, ModelReplica
 
 from modelplane_function.convert import to_dict
+from modelplane_function.memo import Memo, identity
 
 CLUSTERS = "clusters"
 REPLICAS = "replicas"
@@ -60,3 +63,30 @@ def unresolved(req: fnv1.RunFunctionRequest, declared: tuple[str, ...]) -> bool:
 def items(req: fnv1.RunFunctionRequest, name: str) -> list[dict[str, Any]]:
     found = req.required_resources.get(name)  # .get: bracket access would insert the key
     return [] if found is None else [to_dict(item.resource) for item in found.items]
+
+
+# Process-wide: every call of every deployment receives the same fleet, and parsing it is most of a
+# call at fleet scale (see memo.py).
+_CLUSTERS: Memo[Cluster] = Memo(names.KIND_CLUSTER, api.parse_cluster)
+_REPLICAS: Memo[ModelReplica] = Memo(names.KIND_REPLICA, api.parse_replica)
+
+
+def structs(req: fnv1.RunFunctionRequest, name: str) -> list[struct_pb2.Struct]:
+    """The answers to one requirement, unconverted."""
+    found = req.required_resources.get(name)  # .get: bracket access would insert the key
+    return [] if found is None else [item.resource for item in found.items]
+
+
+def clusters(req: fnv1.RunFunctionRequest) -> list[Cluster]:
+    """The required InferenceClusters, parsed (memoised by content)."""
+    return _CLUSTERS.parse_all(structs(req, CLUSTERS))
+
+
+def replicas(req: fnv1.RunFunctionRequest, *, skip: frozenset[tuple[str, str]]) -> dict[tuple[str, str], ModelReplica]:
+    """The required ModelReplicas by (namespace, name), parsed (memoised), except those in `skip`.
+
+    The last object of an identity wins, and skipped ones are never parsed, as if the list had been
+    converted and deduplicated first.
+    """
+    latest = {identity(s): s for s in structs(req, REPLICAS)}
+    return {key: _REPLICAS.parse(s) for key, s in latest.items() if key not in skip}

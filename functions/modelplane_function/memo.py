@@ -1,0 +1,76 @@
+"""Fleet objects parsed once per content, reused across calls of the long-running function server.
+
+Every call of every ModelDeployment (up to six per reconcile while requirements settle) receives
+the same InferenceClusters and ModelReplicas, and turning each Struct into a dict and validating
+it was most of a call at fleet scale (~0.3 ms per ModelReplica, against ~25 ms for schedule() over
+100 clusters). Parsing is a pure function of an object's content and the domain values are
+immutable, so the value is memoised under a digest of the Struct's deterministic serialization
+(~15 us per object; map keys are sorted, so key order is not new content). Objects that fail to
+parse are not memoised: they raise every time, naming the object. The memo is bounded, least
+recently used first out, so a churning fleet cannot grow it without limit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Generic, TypeVar
+
+from google.protobuf import struct_pb2
+from modelplane.errors import SpecError
+
+from modelplane_function.convert import to_dict
+
+T = TypeVar("T")
+LIMIT = 50_000
+
+
+class Memo(Generic[T]):
+    """parse(to_dict(struct)) memoised by content; a SpecError is re-raised naming the object's kind and name."""
+
+    def __init__(self, kind: str, parse: Callable[[Mapping[str, Any]], T], *, limit: int = LIMIT) -> None:
+        self._kind = kind
+        self._parse = parse
+        self._limit = limit
+        self._values: OrderedDict[bytes, T] = OrderedDict()
+
+    def parse(self, struct: struct_pb2.Struct) -> T:
+        key = hashlib.blake2b(struct.SerializeToString(deterministic=True), digest_size=16).digest()
+        if key in self._values:
+            self._values.move_to_end(key)
+            return self._values[key]
+        obj = to_dict(struct)
+        try:
+            value = self._parse(obj)
+        except SpecError as e:
+            meta = obj.get("metadata")
+            meta = meta if isinstance(meta, Mapping) else {}  # pyright: ignore[reportUnknownVariableType]
+            where = "/".join(str(p) for p in (meta.get("namespace"), meta.get("name")) if p)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType, reportUnknownVariableType]
+            msg = f"{self._kind} {where}: {e}"
+            raise SpecError(msg) from e
+        self._values[key] = value
+        if len(self._values) > self._limit:
+            self._values.popitem(last=False)
+        return value
+
+    def parse_all(self, structs: Iterable[struct_pb2.Struct]) -> list[T]:
+        return [self.parse(s) for s in structs]
+
+
+def identity(struct: struct_pb2.Struct) -> tuple[str, str]:
+    """(metadata.namespace, metadata.name) as strings ("" when absent), read without converting the object."""
+    meta = struct.fields.get("metadata")  # .get: bracket access would insert the key
+    if meta is None or meta.WhichOneof("kind") != "struct_value":
+        return ("", "")
+    fields = meta.struct_value.fields
+    out: list[str] = []
+    for key in ("namespace", "name"):
+        v = fields.get(key)
+        if v is None:
+            out.append("")
+        elif v.WhichOneof("kind") == "string_value":
+            out.append(v.string_value)
+        else:  # malformed; the parser will say so, this only has to match what str() of the dict value gives
+            out.append(str(to_dict(meta.struct_value)[key]))
+    return (out[0], out[1])
