@@ -45,9 +45,11 @@ class DeviceMatcher:
     def __init__(self) -> None:
         self._evaluations = 0
         self._fingerprints: dict[int, tuple[Device, Hashable]] = {}
+        self._pools: dict[int, tuple[NodePool, tuple[Device, ...], int]] = {}
+        self._contents: dict[Hashable, int] = {}
         self._activations: dict[Hashable, Any] = {}
         self._results: dict[tuple[Hashable, str], bool] = {}
-        self._members: dict[tuple[tuple[DeviceRequest, ...], Hashable], MemberMatch | None] = {}
+        self._members: dict[tuple[tuple[DeviceRequest, ...], int], MemberMatch | None] = {}
 
     @property
     def cel_evaluations(self) -> int:
@@ -71,8 +73,8 @@ class DeviceMatcher:
         """The member's best device assignment on the pool, or None when it cannot be placed there."""
         if not member.device_requests:
             return _CLAIMLESS
-        kinds = tuple(sorted(pool.devices, key=lambda device: device.name))
-        key = (member.device_requests, tuple((self._fingerprint(kind), _kind_key(kind)) for kind in kinds))
+        kinds, content = self._pool(pool)
+        key = (member.device_requests, content)
         if key not in self._members:
             self._members[key] = self._match(member.device_requests, kinds)
         return self._members[key]
@@ -137,6 +139,20 @@ class DeviceMatcher:
         except CelCompileError:
             return False
         return all(self.selector_matches(selector, kind) for selector in selectors)
+
+    def _pool(self, pool: NodePool) -> tuple[tuple[Device, ...], int]:
+        """The pool's device kinds by name and a small id of their content, computed once per pool object.
+
+        Every member of every engine asks about the same pools; sorting and fingerprinting their
+        devices on each call dominated cold scheduling on large fleets.
+        """
+        entry = self._pools.get(id(pool))
+        if entry is None or entry[0] is not pool:
+            kinds = tuple(sorted(pool.devices, key=lambda device: device.name))
+            content = tuple((self._fingerprint(kind), _kind_key(kind)) for kind in kinds)
+            entry = (pool, kinds, self._contents.setdefault(content, len(self._contents)))
+            self._pools[id(pool)] = entry
+        return entry[1], entry[2]
 
     def _fingerprint(self, device: Device) -> Hashable:
         entry = self._fingerprints.get(id(device))
