@@ -54,6 +54,8 @@ def bind(
     replicas_on: Mapping[str, int],
 ) -> BindOutcome:
     """Place up to `count` replicas; `taken` are indexes unavailable per cluster, `replicas_on` current spread."""
+    if count <= 0:  # steady state: no round runs, so no verdict would be kept; filter nothing
+        return BindOutcome(placements=())
     used = {name: set(indexes) for name, indexes in taken.items()}
     spread = Counter(replicas_on)
     placements: list[Placement] = []
