@@ -9,14 +9,15 @@ distinct (device content, selector) pairs of the fleet (design.md §7).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import pytest
-from modelplane import api
 from modelplane.scheduler import schedule
 
-from tests.benchmarks.cases import world
+from tests.benchmarks.cases import Size
+from tests.benchmarks.cases import case as bench_case
 from tests.benchmarks.counting import Counts, counted, distinct_pairs
-from tests.benchmarks.shapes import Shape, deployment
+from tests.benchmarks.shapes import Shape
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class Case:
     shape: Shape
     replicas: int
     want: Counts
+    steady: bool = False  # all replicas already placed and observed: nothing to bind
 
 
 def _counts(evals: int, candidates: int, verdicts: int, fits: int) -> Counts:
@@ -47,16 +49,20 @@ CASES = [
          _counts(29, 712, 200, 155)),
     Case("100 prefill/decode replicas among 1000 existing on 100 clusters", 100, 1000, Shape.PREFILL_DECODE, 100,
          _counts(47, 1424, 200, 145)),
+    Case("100 standalone replicas all placed and observed on 100 clusters filter no cluster", 100, 0,
+         Shape.STANDALONE, 100, _counts(19, 712, 0, 0), steady=True),
+    Case("100 prefill/decode replicas all placed and observed among 1000 existing filter no cluster", 100, 1000,
+         Shape.PREFILL_DECODE, 100, _counts(32, 688, 0, 0), steady=True),
 ]  # fmt: skip
 
 
+@cache  # both tests read the same run
 def _run(case: Case) -> tuple[Counts, int]:
-    w = world(case.clusters, case.existing)
-    dep = api.parse_deployment(deployment(case.shape, replicas=case.replicas), namespace_labels={})
+    c = bench_case(Size(clusters=case.clusters, existing=case.existing, new=case.replicas), case.shape)
     with counted() as read:
-        schedule(dep, w.clusters, w.replicas)
+        schedule(*(c.steady_args() if case.steady else c.cold_args()))
         counts = read()
-    return counts, distinct_pairs(dep, w.clusters)
+    return counts, distinct_pairs(c.deployment, c.world.clusters)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
