@@ -41,7 +41,7 @@ def doubled(times: int) -> str:
     body = f"s{times}.size() > 0"
     for i in range(times, 0, -1):
         body = f"cel.bind(s{i}, s{i - 1} + s{i - 1}, {body})"
-    return f'cel.bind(s0, device.driver, {body})'
+    return f"cel.bind(s0, device.driver, {body})"
 
 
 def squared_lists(depth: int) -> str:
@@ -151,7 +151,11 @@ def test_adversarial_selector_is_rejected_and_the_replica_kept(
     nodes = ast_nodes(case.cel)
     # The estimator runs only on what compiled, visits each node at most once, and never more
     # nodes than the expression has characters; nothing is ever evaluated.
-    assert (counts.evaluations, counts.estimator_visits <= (nodes or 0), (nodes or 0) <= len(case.cel)) == (0, True, True)
+    assert (counts.evaluations, counts.estimator_visits <= (nodes or 0), (nodes or 0) <= len(case.cel)) == (
+        0,
+        True,
+        True,
+    )
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.detail == OVER_BUDGET], ids=lambda c: c.name)
@@ -168,12 +172,18 @@ def test_an_expensive_accepted_selector_is_evaluated_once_per_distinct_device(
     grpc_function: RunFunction, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Under budget is allowed; evaluations then scale with distinct devices, not replicas x clusters."""
-    cel = " && ".join([nested_all(2), *(f'device.driver != "x{i}"' for i in range(50)), 'device.driver == "gpu.nvidia.com"'])
+    cel = " && ".join(
+        [nested_all(2), *(f'device.driver != "x{i}"' for i in range(50)), 'device.driver == "gpu.nvidia.com"']
+    )
     fleet = [cluster(f"c{i:02d}") for i in range(20)]  # twenty clusters, one device kind
     with counting(monkeypatch) as counts:
         compiled = compile_selector(cel)
         got = as_dict(grpc_function(request(deployment(replicas=10, cel=cel), required=resolved(clusters=fleet))))
-    assert (compiled.cost <= MAX_COST, got["desired"]["composite"]["resource"]["status"]["replicas"], counts.evaluations) == (
+    assert (
+        compiled.cost <= MAX_COST,
+        got["desired"]["composite"]["resource"]["status"]["replicas"],
+        counts.evaluations,
+    ) == (
         True,
         {"total": 10, "ready": 0},
         1,

@@ -52,8 +52,13 @@ def placed_on(name: str) -> dict[str, Any]:
     return response(
         status={"replicas": {"total": 1, "ready": 0}, "placement": [placement_entry(name)]},
         resources={f"replica-{name}-0": (replica(name), False)},
-        conditions=[scheduled(1), condition("ReplicasReady", "False", "ReplicasNotReady", "0 of 1 replicas are ready.")],
-        results=[result("NORMAL", "ReplicasPlaced", f"Placed 1 new replica: {replica_name('llama', name, 0)} on {name}.")],
+        conditions=[
+            scheduled(1),
+            condition("ReplicasReady", "False", "ReplicasNotReady", "0 of 1 replicas are ready."),
+        ],
+        results=[
+            result("NORMAL", "ReplicasPlaced", f"Placed 1 new replica: {replica_name('llama', name, 0)} on {name}.")
+        ],
         requirements=MD_REQUIREMENTS,
     )
 
@@ -128,7 +133,9 @@ CASES = [
     Case(
         name="a namespace selector with matchExpressions is applied to the Namespace's labels",
         req=fresh(
-            tenant_cluster("a", selector={"matchExpressions": [{"key": "tenant", "operator": "NotIn", "values": ["a"]}]}),
+            tenant_cluster(
+                "a", selector={"matchExpressions": [{"key": "tenant", "operator": "NotIn", "values": ["a"]}]}
+            ),
             labels={"tenant": "a"},
         ),
         want=refused_by("a"),
@@ -152,7 +159,9 @@ CASES = [
         name="a non-admitted cluster is skipped for an admitting one",
         req=request(
             deployment(),
-            required=resolved(clusters=[tenant_cluster("a", allowed=["team-b"]), tenant_cluster("b", allowed=["team-a"])]),
+            required=resolved(
+                clusters=[tenant_cluster("a", allowed=["team-b"]), tenant_cluster("b", allowed=["team-a"])]
+            ),
         ),
         want=placed_on("b"),
     ),
@@ -206,7 +215,10 @@ CASES = [
         want=response(
             status={"replicas": {"total": 1, "ready": 1}, "placement": [placement_entry("a")]},
             resources={"replica-a-0": (replica("a"), True)},
-            conditions=[scheduled(1), condition("ReplicasReady", "True", "AllReplicasReady", "1 of 1 replicas are ready.")],
+            conditions=[
+                scheduled(1),
+                condition("ReplicasReady", "True", "AllReplicasReady", "1 of 1 replicas are ready."),
+            ],
             requirements=MD_REQUIREMENTS,
         ),
     ),
