@@ -190,6 +190,8 @@ def print_targets(rows: Sequence[Row], shapes: Sequence[Row]) -> bool:
          lambda r: r.rpc_steady.median if r.rpc_steady else math.inf, 0.300),
         ("end to end C=1000, E=10000 (cold, R=100)", by_size.get(Size(clusters=1000, existing=10000, new=100)),
          lambda r: r.rpc_cold.median if r.rpc_cold else math.inf, 2.0),
+        ("  the same, first call of a fresh server", by_size.get(Size(clusters=1000, existing=10000, new=100)),
+         lambda r: r.rpc_cold.first if r.rpc_cold else math.inf, 2.0),
     ]  # fmt: skip
     for label, row, metric, limit in checks:
         if row is None or (metric(row) == math.inf):
