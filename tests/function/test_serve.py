@@ -37,7 +37,7 @@ def _key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
 
 
 def _issue(
-    subject: str, *, issuer: tuple[x509.Name, ec.EllipticCurvePrivateKey] | None, usage: ExtendedKeyUsageOID | None
+    subject: str, *, issuer: tuple[x509.Name, ec.EllipticCurvePrivateKey] | None, usage: x509.ObjectIdentifier | None
 ) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)])
