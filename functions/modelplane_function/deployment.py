@@ -14,6 +14,7 @@ from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api, names
+from modelplane.devices import DeviceMatcher, SelectorResults
 from modelplane.errors import SpecError
 from modelplane.model import Cluster, Deployment, ModelReplica
 from modelplane.scheduler import ScheduleResult, schedule
@@ -22,6 +23,10 @@ from modelplane_function import requirements
 from modelplane_function.conditions import Condition, event, is_ready, report
 from modelplane_function.convert import to_dict, to_struct
 from modelplane_function.keep import keep, observed_of_kind
+
+# Selector results outlive a call: every deployment's call sees the same fleet, so after the first
+# one no CEL is evaluated until a device kind or a selector changes.
+SELECTOR_RESULTS = SelectorResults()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -179,7 +184,9 @@ def handle(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         return
     try:
         inputs = gather(req, xr, own)
-        result = schedule(inputs.deployment, inputs.clusters, inputs.replicas)
+        result = schedule(
+            inputs.deployment, inputs.clusters, inputs.replicas, matcher=DeviceMatcher(results=SELECTOR_RESULTS)
+        )
     except SpecError as e:
         problem = Condition(type=names.CONDITION_REPLICAS_SCHEDULED, status="False", reason=e.reason, message=str(e))
         _retain_only(rsp, xr, own, problem)

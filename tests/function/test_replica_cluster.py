@@ -121,7 +121,7 @@ def test_replica_and_cluster(run_function, case: Case) -> None:
 
 
 def test_an_unexpected_exception_is_one_fatal_result_and_nothing_else(run_function, monkeypatch) -> None:
-    def boom(*_: Any) -> None:
+    def boom(*_: Any, **__: Any) -> None:
         msg = "scheduler exploded"
         raise RuntimeError(msg)
 

@@ -11,7 +11,10 @@ claimless and matches any pool at zero cost.
 
 A `DeviceMatcher` lives for one scheduling pass and memoises everything: selector results per
 (device content, expression) -- so identical device kinds across hundreds of clusters cost one
-CEL evaluation per selector -- and member results per (requests, pool content).
+CEL evaluation per selector -- and member results per (requests, pool content). A long-running
+caller (the function) also shares one bounded `SelectorResults` across passes: a fleet that has
+not changed then costs no CEL evaluation at all, which also keeps cel-expr-python's per-call
+allocations in Python extension functions from adding up over millions of calls.
 """
 
 from __future__ import annotations
@@ -38,17 +41,38 @@ class MemberMatch:
 
 _CLAIMLESS = MemberMatch(resolved=())
 
+_ResultKey = tuple[Hashable, str]
+
+
+class SelectorResults:
+    """Selector results per (device content, expression), bounded: the oldest entries go first."""
+
+    def __init__(self, *, limit: int = 100_000) -> None:
+        self._limit = limit
+        self._results: dict[_ResultKey, bool] = {}
+
+    def __len__(self) -> int:
+        return len(self._results)
+
+    def get(self, key: _ResultKey) -> bool | None:
+        return self._results.get(key)
+
+    def put(self, key: _ResultKey, result: bool) -> None:  # noqa: FBT001 - a cache value, not a flag
+        if len(self._results) >= self._limit:
+            del self._results[next(iter(self._results))]
+        self._results[key] = result
+
 
 class DeviceMatcher:
-    """Device matching for one scheduling pass, memoised."""
+    """Device matching for one scheduling pass, memoised; `results` may outlive the pass."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, results: SelectorResults | None = None) -> None:
         self._evaluations = 0
         self._fingerprints: dict[int, tuple[Device, Hashable]] = {}
         self._pools: dict[int, tuple[NodePool, tuple[Device, ...], int]] = {}
         self._contents: dict[Hashable, int] = {}
         self._activations: dict[Hashable, Any] = {}
-        self._results: dict[tuple[Hashable, str], bool] = {}
+        self._results = results if results is not None else SelectorResults(limit=1 << 62)
         self._members: dict[tuple[tuple[DeviceRequest, ...], int], MemberMatch | None] = {}
 
     @property
@@ -99,7 +123,7 @@ class DeviceMatcher:
             else:
                 self._evaluations += 1
                 result = selector.evaluate_activation(activation)
-            self._results[key] = result
+            self._results.put(key, result)
         return result
 
     def _match(self, requests: tuple[DeviceRequest, ...], kinds: tuple[Device, ...]) -> MemberMatch | None:

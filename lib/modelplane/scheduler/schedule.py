@@ -25,9 +25,19 @@ from modelplane.scheduler.retain import REASON_DUPLICATE, REASON_SCALED_DOWN, Ke
 from modelplane.scheduler.scale_down import scale_down
 
 
-def schedule(deployment: Deployment, clusters: Sequence[Cluster], replicas: Sequence[ModelReplica]) -> ScheduleResult:
-    """Place `deployment`'s replicas on `clusters`, given every observed replica of the fleet."""
-    matcher = DeviceMatcher()
+def schedule(
+    deployment: Deployment,
+    clusters: Sequence[Cluster],
+    replicas: Sequence[ModelReplica],
+    *,
+    matcher: DeviceMatcher | None = None,
+) -> ScheduleResult:
+    """Place `deployment`'s replicas on `clusters`, given every observed replica of the fleet.
+
+    `matcher` lets a long-running caller share selector results across calls; by default each call
+    matches from scratch.
+    """
+    matcher = matcher if matcher is not None else DeviceMatcher()
     matcher.validate(deployment)
     fleet = sorted(clusters, key=lambda c: c.name)
     by_name = {c.name: c for c in fleet}
