@@ -26,12 +26,19 @@ T = TypeVar("T")
 LIMIT = 50_000
 
 
-class Memo(Generic[T]):
-    """parse(to_dict(struct)) memoised by content; a SpecError is re-raised naming the object's kind and name."""
+def converted(
+    parse: Callable[[Mapping[str, Any]], T], convert: Callable[[struct_pb2.Struct], Mapping[str, Any]] = to_dict
+) -> Callable[[struct_pb2.Struct], T]:
+    """A Struct reader that parses the Struct as `convert` turns it into a mapping."""
+    return lambda struct: parse(convert(struct))
 
-    def __init__(self, kind: str, parse: Callable[[Mapping[str, Any]], T], *, limit: int = LIMIT) -> None:
+
+class Memo(Generic[T]):
+    """read(struct) memoised by content; a SpecError is re-raised naming the object's kind and name."""
+
+    def __init__(self, kind: str, read: Callable[[struct_pb2.Struct], T], *, limit: int = LIMIT) -> None:
         self._kind = kind
-        self._parse = parse
+        self._read = read
         self._limit = limit
         self._values: OrderedDict[bytes, T] = OrderedDict()
 
@@ -40,13 +47,10 @@ class Memo(Generic[T]):
         if key in self._values:
             self._values.move_to_end(key)
             return self._values[key]
-        obj = to_dict(struct)
         try:
-            value = self._parse(obj)
+            value = self._read(struct)
         except SpecError as e:
-            meta = obj.get("metadata")
-            meta = meta if isinstance(meta, Mapping) else {}  # pyright: ignore[reportUnknownVariableType]
-            where = "/".join(str(p) for p in (meta.get("namespace"), meta.get("name")) if p)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType, reportUnknownVariableType]
+            where = "/".join(p for p in identity(struct) if p)
             msg = f"{self._kind} {where}: {e}"
             raise SpecError(msg) from e
         self._values[key] = value

@@ -750,6 +750,12 @@ ERROR_CASES = [
         {"metadata": {"name": "c"}, "spec": {}, "status": {"gpuPools": [{"name": "p", "nodes": 1.5}]}},
         "status.gpuPools[0].nodes: must be a whole number, got 1.5",
     ),
+    ErrorCase(
+        "a cluster with a malformed node pool and a null published pool list",
+        parse_cluster,
+        {"metadata": {"name": "c"}, "spec": {"nodePools": [{"name": "p", "nodes": -1}]}, "status": {"gpuPools": None}},
+        "spec.nodePools[0].nodes: Input should be greater than or equal to 0",
+    ),
 ]
 
 
@@ -771,3 +777,13 @@ def test_every_invalid_sample_is_rejected_by_the_parsers_too() -> None:
             continue
         accepted.append(path.stem)
     assert accepted == []
+
+
+def test_a_cluster_that_publishes_its_pools_is_read_from_them_and_its_node_pools_are_not_checked() -> None:
+    published = {"gpuPools": [{"name": "p", "nodes": 2}]}
+    bad_pools = {"metadata": {"name": "c"}, "spec": {"nodePools": [{"name": "P", "nodes": -1}]}, "status": published}
+    no_pools = {"metadata": {"name": "c"}, "spec": {}, "status": published}
+    assert (parse_cluster(bad_pools), parse_cluster(no_pools).pools) == (
+        parse_cluster(no_pools),
+        (m.NodePool(name="p", nodes=2),),
+    )

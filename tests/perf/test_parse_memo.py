@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from google.protobuf import json_format, struct_pb2
 from modelplane.errors import SpecError
-from modelplane_function.memo import Memo, identity
+from modelplane_function.memo import Memo, converted, identity
 
 
 def _struct(obj: Mapping[str, Any]) -> struct_pb2.Struct:
@@ -78,7 +78,7 @@ CASES = [
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_objects_are_parsed_once_per_content(case: Case) -> None:
     parse = Counting()
-    memo = Memo("Thing", parse, limit=case.limit)
+    memo = Memo("Thing", converted(parse), limit=case.limit)
     values: list[tuple[str, int]] = []
     for objs in case.calls:
         values = memo.parse_all([_struct(o) for o in objs])
@@ -87,7 +87,7 @@ def test_objects_are_parsed_once_per_content(case: Case) -> None:
 
 def test_an_object_that_does_not_parse_raises_with_its_name_every_time() -> None:
     parse = Counting()
-    memo = Memo("Thing", parse)
+    memo = Memo("Thing", converted(parse))
     bad = _struct({"metadata": {"name": "bad", "namespace": "ns"}, "spec": {"b": 0}})
     errors = []
     for _ in range(2):

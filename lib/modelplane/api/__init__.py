@@ -3,14 +3,20 @@ into the domain values of `modelplane.model`. Invalid input raises `modelplane.e
 
 from modelplane.api.cluster import gpu_pools_status, parse_cluster
 from modelplane.api.deployment import parse_deployment
+from modelplane.api.ledger import ENGINE_FIELDS, IDENTITY_FIELDS, LEDGER_FIELDS, ledger_engines, parse_ledger_replica
 from modelplane.api.replica import parse_replica, replica_manifest
 from modelplane.api.status import deployment_status
 
 __all__ = [
+    "ENGINE_FIELDS",
+    "IDENTITY_FIELDS",
+    "LEDGER_FIELDS",
     "deployment_status",
     "gpu_pools_status",
+    "ledger_engines",
     "parse_cluster",
     "parse_deployment",
+    "parse_ledger_replica",
     "parse_replica",
     "replica_manifest",
 ]

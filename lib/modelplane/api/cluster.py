@@ -9,7 +9,7 @@ known to be down is not.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, Self
+from typing import Any, Literal, Self, cast
 
 from pydantic import Field, field_validator, model_validator
 
@@ -141,11 +141,24 @@ class ClusterStatus(Observed):
     _pools = field_validator("gpu_pools")(_unique_pools)
 
 
+def _read_spec(raw_spec: object, raw_status: object) -> object:
+    """The spec as parse_cluster validates it: without nodePools when status.gpuPools replaces them.
+
+    spec.nodePools is then never read here (the cluster's own composition checks it when it
+    publishes the pools), and validating it was half of parsing a cluster.
+    """
+    published = isinstance(raw_status, Mapping) and cast("Mapping[str, Any]", raw_status).get("gpuPools") is not None
+    if published and isinstance(raw_spec, Mapping):
+        return {k: v for k, v in cast("Mapping[str, Any]", raw_spec).items() if k != "nodePools"}
+    return raw_spec
+
+
 def parse_cluster(obj: Mapping[str, Any]) -> m.Cluster:
     """An InferenceCluster XR (as a dict) as a `model.Cluster`; raises SpecError naming the bad field."""
     meta = metadata(obj)
-    spec = validate(ClusterSpec, obj.get("spec") or {}, "spec")
-    status = validate(ClusterStatus, obj.get("status") or {}, "status")
+    raw_status: object = obj.get("status") or {}
+    spec = validate(ClusterSpec, _read_spec(obj.get("spec") or {}, raw_status), "spec")
+    status = validate(ClusterStatus, raw_status, "status")
     pools = status.gpu_pools if status.gpu_pools is not None else spec.node_pools
     provider = spec.provider_config_ref or status.provider_config_ref
     kai = spec.kai or Kai()

@@ -30,7 +30,7 @@ from modelplane.names import (
     RESERVED_LABEL_PREFIX,
 )
 
-_MACHINERY_PREFIXES = (RESERVED_LABEL_PREFIX, "crossplane.io/")
+MACHINERY_PREFIXES = (RESERVED_LABEL_PREFIX, "crossplane.io/")
 
 
 class CelExpression(Wire):
@@ -184,7 +184,7 @@ def parse_replica(obj: Mapping[str, Any]) -> m.ModelReplica:
         name=str(meta["name"]),
         deployment=deployment,
         cluster=labels.get(LABEL_CLUSTER) or spec.cluster_name,
-        index=_index(labels.get(LABEL_REPLICA_INDEX)),
+        index=replica_index(labels.get(LABEL_REPLICA_INDEX)),
         engines=tuple(e.to_domain() for e in spec.engines),
         provider_config_name=spec.provider_config_ref.name if spec.provider_config_ref else "",
         workload_namespace=spec.workload_namespace,
@@ -193,12 +193,12 @@ def parse_replica(obj: Mapping[str, Any]) -> m.ModelReplica:
         queue=scheduling.queue,
         priority_class_name=scheduling.priority_class_name or None,
         topology=scheduling.topology or None,
-        labels={k: v for k, v in sorted(labels.items()) if not k.startswith(_MACHINERY_PREFIXES)},
+        labels={k: v for k, v in sorted(labels.items()) if not k.startswith(MACHINERY_PREFIXES)},
         ready=any(c.type == "Ready" and c.status == "True" for c in status.conditions or ()),
     )
 
 
-def _index(value: str | None) -> int:
+def replica_index(value: str | None) -> int:
     if value is None or not value.isdigit():
         msg = f"metadata.labels[{LABEL_REPLICA_INDEX}]: must be a non-negative integer, got {value!r}"
         raise SpecError(msg)
@@ -219,7 +219,7 @@ def replica_manifest(replica: m.ModelReplica) -> dict[str, Any]:
         engines=tuple(ReplicaEngine.from_domain(e) for e in replica.engines),
     )
     labels = {
-        **{k: v for k, v in replica.labels.items() if not k.startswith(_MACHINERY_PREFIXES)},
+        **{k: v for k, v in replica.labels.items() if not k.startswith(MACHINERY_PREFIXES)},
         LABEL_DEPLOYMENT: replica.deployment,
         LABEL_CLUSTER: replica.cluster,
         LABEL_REPLICA_INDEX: str(replica.index),

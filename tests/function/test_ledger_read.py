@@ -1,0 +1,148 @@
+"""The function reads other deployments' replicas for the ledger only, and clusters without the pools they replace."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane import api
+from modelplane.errors import SpecError
+from modelplane_function import requirements
+from modelplane_function.convert import cluster_dict, to_dict
+
+from tests.api.test_ledger_replica import ledger_part
+from tests.benchmarks.cases import Size, case
+from tests.function.factories import struct
+
+
+def test_own_replicas_are_parsed_in_full_and_the_others_for_the_ledger() -> None:
+    c = case(Size(clusters=20, existing=200, new=4))
+    req = c.steady_request()
+    got = requirements.replicas(req, skip=frozenset())
+    objs = [to_dict(s) for s in requirements.structs(req, requirements.REPLICAS)]
+    full = {(r.namespace, r.name): r for r in map(api.parse_replica, objs)}
+    ours = {k for k, r in full.items() if (r.namespace, r.deployment) == (c.deployment.namespace, c.deployment.name)}
+    want = {k: r if k in ours else ledger_part(r) for k, r in full.items()}
+    assert (len(ours), len(full) - len(ours) >= 200, got) == (4, True, want)
+
+
+def _request(xr: dict[str, Any], replicas: list[dict[str, Any]]) -> fnv1.RunFunctionRequest:
+    req = fnv1.RunFunctionRequest()
+    req.observed.composite.resource.CopyFrom(struct(xr))
+    items = req.required_resources[requirements.REPLICAS]
+    for obj in replicas:
+        items.items.add().resource.CopyFrom(struct(obj))
+    return req
+
+
+XR = {"metadata": {"name": "mine", "namespace": "team-a"}}
+OTHER = {
+    "metadata": {
+        "name": "other-c1-0",
+        "namespace": "team-b",
+        "labels": {"modelplane.ai/deployment": "other", "modelplane.ai/replica-index": "0"},
+    },
+    "spec": {
+        "clusterName": "c1",
+        "scheduling": {"queue": "default"},
+        "engines": [
+            {
+                "name": "main",
+                "members": [
+                    {
+                        "nodePoolName": "h100",
+                        "deviceRequests": [{"name": "gpu", "deviceClassName": "gpu.nvidia.com"}],
+                        "template": {"spec": {"containers": [{"name": "engine", "image": "vllm"}]}},
+                    }
+                ],
+            }
+        ],
+    },
+}
+
+
+def _with(path: tuple[str | int, ...], value: Any, obj: dict[str, Any] = OTHER) -> dict[str, Any]:
+    out = copy.deepcopy(obj)
+    parent: Any = out
+    for key in path[:-1]:
+        parent = parent[key]
+    parent[path[-1]] = value
+    return out
+
+
+MEMBER = ("spec", "engines", 0, "members", 0)
+
+
+@dataclass(frozen=True)
+class Bad:
+    name: str
+    obj: dict[str, Any]
+
+
+BAD = [
+    Bad("a bad field the ledger reads", _with((*MEMBER, "nodePoolName"), "")),
+    Bad(
+        "bad fields the ledger reads and does not read",
+        _with((*MEMBER, "template"), "x", _with(("spec", "engines", 0, "copies"), 1.5)),
+    ),
+    Bad("a missing deployment label", _with(("metadata", "labels"), {"modelplane.ai/replica-index": "0"})),
+]
+
+
+@pytest.mark.parametrize("bad", BAD, ids=lambda b: b.name)
+def test_an_other_replica_the_ledger_rejects_fails_with_the_full_parsers_message(bad: Bad) -> None:
+    with pytest.raises(SpecError) as ledger:
+        requirements.replicas(_request(XR, [bad.obj]), skip=frozenset())
+    with pytest.raises(SpecError) as full:
+        api.parse_replica(bad.obj)
+    assert str(ledger.value) == f"ModelReplica team-b/other-c1-0: {full.value}"
+
+
+def test_an_other_replica_is_not_checked_beyond_what_the_ledger_reads() -> None:
+    bad_template = _with((*MEMBER, "template"), "not a pod")
+    got = requirements.replicas(_request(XR, [bad_template]), skip=frozenset())
+    assert got == {("team-b", "other-c1-0"): ledger_part(api.parse_replica(OTHER))}
+
+
+def test_a_replica_of_the_deployment_is_checked_in_full() -> None:
+    mine = _with(("metadata", "labels", "modelplane.ai/deployment"), "mine", _with(("metadata", "namespace"), "team-a"))
+    with pytest.raises(SpecError, match="template"):
+        requirements.replicas(_request(XR, [_with((*MEMBER, "template"), "x", mine)]), skip=frozenset())
+
+
+POOLS = [{"name": "p", "nodes": 1}]
+
+
+@dataclass(frozen=True)
+class ClusterCase:
+    name: str
+    obj: dict[str, Any]
+    want: dict[str, Any]
+
+
+CLUSTER_CASES = [
+    ClusterCase(
+        "published pools leave spec.nodePools unconverted",
+        {"spec": {"kai": {}, "nodePools": POOLS}, "status": {"gpuPools": POOLS}},
+        {"spec": {"kai": {}}, "status": {"gpuPools": POOLS}},
+    ),
+    ClusterCase(
+        "a null gpuPools publishes nothing: spec.nodePools are read",
+        {"spec": {"nodePools": POOLS}, "status": {"gpuPools": None}},
+        {"spec": {"nodePools": POOLS}, "status": {"gpuPools": None}},
+    ),
+    ClusterCase("no status: spec.nodePools are read", {"spec": {"nodePools": POOLS}}, {"spec": {"nodePools": POOLS}}),
+    ClusterCase(
+        "a spec that is not an object is converted as it is",
+        {"spec": "x", "status": {"gpuPools": POOLS}},
+        {"spec": "x", "status": {"gpuPools": POOLS}},
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CLUSTER_CASES, ids=lambda c: c.name)
+def test_cluster_dict_converts_what_parse_cluster_reads(case: ClusterCase) -> None:
+    assert cluster_dict(struct(case.obj)) == case.want
