@@ -91,23 +91,3 @@ def _projected(v: struct_pb2.Value, fields: Mapping[str, Any]) -> Any:
         if field.number == _LIST:
             return [_projected(y, fields) for y in x.values]
     return _value(v)  # not the shape the fields name: the parser reports it
-
-
-def cluster_dict(struct: struct_pb2.Struct) -> dict[str, Any]:
-    """An InferenceCluster as a dict, without spec.nodePools when a non-null status.gpuPools replaces them.
-
-    The parser reads the published pools then and never looks at spec.nodePools; converting them
-    was a third of converting a cluster.
-    """
-    f = struct.fields
-    out = {k: _value(f[k]) for k in f if k != "spec"}
-    status = out.get("status")
-    published = isinstance(status, dict) and status.get("gpuPools") is not None  # pyright: ignore[reportUnknownMemberType]
-    if "spec" in f:
-        listed = f["spec"].ListFields()
-        if published and listed and listed[0][0].number == _STRUCT:
-            spec = listed[0][1].fields
-            out["spec"] = {k: _value(spec[k]) for k in spec if k != "nodePools"}
-        else:
-            out["spec"] = _value(f["spec"])
-    return out

@@ -16,9 +16,10 @@ from modelplane import api, names
 from modelplane.errors import SpecError
 from modelplane.model import Cluster, ModelReplica
 
-from modelplane_function.convert import cluster_dict, to_dict
+from modelplane_function.convert import to_dict
 from modelplane_function.ledger import read_ledger_replica
 from modelplane_function.memo import Memo, converted, identity
+from modelplane_function.pools import read_cluster
 
 CLUSTERS = "clusters"
 REPLICAS = "replicas"
@@ -69,7 +70,7 @@ def items(req: fnv1.RunFunctionRequest, name: str) -> list[dict[str, Any]]:
 
 # Process-wide: every call of every deployment receives the same fleet, and parsing it is most of a
 # call at fleet scale (see memo.py).
-_CLUSTERS: Memo[Cluster] = Memo(names.KIND_CLUSTER, converted(api.parse_cluster, cluster_dict))
+_CLUSTERS: Memo[Cluster] = Memo(names.KIND_CLUSTER, read_cluster)
 _REPLICAS: Memo[ModelReplica] = Memo(names.KIND_REPLICA, converted(api.parse_replica))
 # Other deployments' replicas only feed the ledger: their templates, model and status are never
 # converted nor validated (ledger.py). A first call over 10,000 of them spent ~2 s on that.
@@ -122,9 +123,12 @@ def _parse_replica(struct: struct_pb2.Struct, deployment: tuple[str | None, str 
     read rejects is parsed in full, so its error names every problem as before.
     """
     namespace, name = deployment
-    label = _string(struct, "metadata", "labels", names.LABEL_DEPLOYMENT)
-    own_namespace = _string(struct, "metadata", "namespace")
-    if not name or namespace is None or not label or own_namespace is None:
+    meta = struct.fields.get("metadata")  # .get: bracket access would insert the key
+    if meta is None or meta.WhichOneof("kind") != "struct_value" or not name or namespace is None:
+        return _REPLICAS.parse(struct)
+    label = _string(meta.struct_value, "labels", names.LABEL_DEPLOYMENT)
+    own_namespace = _string(meta.struct_value, "namespace")
+    if not label or own_namespace is None:
         return _REPLICAS.parse(struct)
     if (own_namespace or "default", label) == (namespace or "default", name):
         return _REPLICAS.parse(struct)

@@ -11,10 +11,12 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api
 from modelplane.errors import SpecError
 from modelplane_function import requirements
-from modelplane_function.convert import cluster_dict, to_dict
+from modelplane_function.convert import to_dict
+from modelplane_function.pools import cluster_dict, read_cluster
 
 from tests.api.test_ledger_replica import ledger_part
 from tests.benchmarks.cases import Size, case
+from tests.benchmarks.fleet import generate
 from tests.function.factories import struct
 
 
@@ -146,3 +148,37 @@ CLUSTER_CASES = [
 @pytest.mark.parametrize("case", CLUSTER_CASES, ids=lambda c: c.name)
 def test_cluster_dict_converts_what_parse_cluster_reads(case: ClusterCase) -> None:
     assert cluster_dict(struct(case.obj)) == case.want
+
+
+def test_clusters_read_through_the_device_memos_equal_the_plain_parse() -> None:
+    objs = list(generate(clusters=30, seed=3).clusters)
+    plain = [api.parse_cluster(o) for o in objs]
+    devices: dict[str, Any] = {}
+    memoised = [api.parse_cluster(o, devices=devices) for o in objs]
+    n_devices = sum(len(p.get("devices") or ()) for o in objs for p in o["status"]["gpuPools"])
+    read = [read_cluster(struct(o)) for o in objs * 2]
+    assert (memoised, read, len(devices) < n_devices / 4) == (plain, plain * 2, True)
+
+
+GPU = {"name": "gpu", "driver": "d", "deviceClassName": "c", "attributes": {"v": {"version": "1.2.3"}}}
+
+
+def test_a_bad_device_fails_with_the_same_message_through_the_device_memo() -> None:
+    bad_gpu = {**GPU, "attributes": {"v": {"version": "1.2"}}}
+    obj = {
+        "metadata": {"name": "c"},
+        "status": {"gpuPools": [{"name": "a", "devices": [GPU]}, {"name": "b", "devices": [GPU, bad_gpu]}]},
+    }
+    messages = []
+    for devices in (None, {}):
+        with pytest.raises(SpecError) as info:
+            api.parse_cluster(obj, devices=devices)
+        messages.append(str(info.value))
+    assert (
+        messages
+        == [
+            "status.gpuPools[1].devices[1].attributes.v: version '1.2' is not a semantic version (semver.org 2.0.0, "
+            "e.g. 560.35.3)"
+        ]
+        * 2
+    )

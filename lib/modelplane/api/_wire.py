@@ -102,10 +102,10 @@ def unique(what: str, names: list[str]) -> None:
         raise ValueError(msg)
 
 
-def validate(model: type[M], data: object, prefix: str) -> M:
+def validate(model: type[M], data: object, prefix: str, *, context: dict[str, Any] | None = None) -> M:
     """Validate `data` as `model`, turning validation errors into one SpecError naming the field paths."""
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context=context)
     except ValidationError as err:
         raise spec_error(prefix, err) from None
 

@@ -8,10 +8,19 @@ known to be down is not.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal, Self, cast
+import json
+from collections.abc import Mapping, MutableMapping
+from typing import Annotated, Any, Literal, Self, cast
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import (
+    Field,
+    PrivateAttr,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
+    field_validator,
+    model_validator,
+)
 
 from modelplane import model as m
 from modelplane.api._wire import Count, Int, Observed, Quantity, Wire, dump, unique, validate
@@ -61,6 +70,8 @@ class Device(Wire):
     attributes: dict[str, Attribute] | None = Field(default=None, max_length=32)
     capacity: dict[str, Capacity] | None = Field(default=None, max_length=32)
 
+    _domain: m.Device | None = PrivateAttr(default=None)  # to_domain's result: memoised devices are shared
+
     @model_validator(mode="after")
     def _class_for_dra(self) -> Self:
         if self.claim == "DRA" and not self.device_class_name:
@@ -69,6 +80,11 @@ class Device(Wire):
         return self
 
     def to_domain(self) -> m.Device:
+        if self._domain is None:
+            self._domain = self._convert()
+        return self._domain
+
+    def _convert(self) -> m.Device:
         return m.Device(
             name=self.name,
             driver=self.driver,
@@ -80,10 +96,30 @@ class Device(Wire):
         )
 
 
+DEVICES = "devices"  # the validation context key of a device memo (see parse_cluster)
+
+
+def _memoised(value: object, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> object:
+    """A device validated once per content when the caller passes a memo: fleets repeat a few device kinds."""
+    context = cast("dict[str, Any] | None", info.context)
+    memo = cast("MutableMapping[str, Device] | None", context.get(DEVICES) if context is not None else None)
+    if memo is None or not isinstance(value, Mapping):
+        return handler(value)
+    try:
+        key = json.dumps(value, sort_keys=True)
+    except (TypeError, ValueError):  # not JSON-shaped: validation says why
+        return handler(value)
+    device = memo.get(key)
+    if device is None:
+        device = handler(value)
+        memo[key] = device
+    return device
+
+
 class NodePool(Wire):
     name: str = Field(min_length=1, max_length=63, pattern=DNS_LABEL)
     nodes: Int = Field(default=0, ge=0, le=100_000)  # the XRD maximum
-    devices: tuple[Device, ...] | None = Field(default=None, max_length=16)
+    devices: tuple[Annotated[Device, WrapValidator(_memoised)], ...] | None = Field(default=None, max_length=16)
 
     @field_validator("devices")
     @classmethod
@@ -153,12 +189,16 @@ def _read_spec(raw_spec: object, raw_status: object) -> object:
     return raw_spec
 
 
-def parse_cluster(obj: Mapping[str, Any]) -> m.Cluster:
-    """An InferenceCluster XR (as a dict) as a `model.Cluster`; raises SpecError naming the bad field."""
+def parse_cluster(obj: Mapping[str, Any], *, devices: MutableMapping[str, Any] | None = None) -> m.Cluster:
+    """An InferenceCluster XR (as a dict) as a `model.Cluster`; raises SpecError naming the bad field.
+
+    `devices`: a memo the caller keeps across calls, so that a device validated once is not again.
+    """
     meta = metadata(obj)
     raw_status: object = obj.get("status") or {}
-    spec = validate(ClusterSpec, _read_spec(obj.get("spec") or {}, raw_status), "spec")
-    status = validate(ClusterStatus, raw_status, "status")
+    context = None if devices is None else {DEVICES: devices}
+    spec = validate(ClusterSpec, _read_spec(obj.get("spec") or {}, raw_status), "spec", context=context)
+    status = validate(ClusterStatus, raw_status, "status", context=context)
     pools = status.gpu_pools if status.gpu_pools is not None else spec.node_pools
     provider = spec.provider_config_ref or status.provider_config_ref
     kai = spec.kai or Kai()
