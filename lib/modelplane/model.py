@@ -199,7 +199,10 @@ class Cluster:
     provider_config_name: str = ""
     workload_namespace: str = "modelplane-workloads"
     default_queue: str = "default"
-    topology: str | None = None
+    topology: str | None = None  # a KAI Topology object
+    # node label keys of that topology: all of a replica's pods within one domain of this level
+    topology_required_level: str | None = None
+    topology_preferred_level: str | None = None
     pools: tuple[NodePool, ...] = ()
 
 
@@ -260,6 +263,8 @@ class ModelReplica:
     queue: str = "default"
     priority_class_name: str | None = None
     topology: str | None = None
+    topology_required_level: str | None = None
+    topology_preferred_level: str | None = None
     labels: Mapping[str, str] = field(default_factory=_empty)  # the deployment's template labels
     ready: bool = False  # observed Ready condition (observed replicas only)
 

@@ -215,6 +215,7 @@ def test_a_cluster_reads_published_gpu_pools_over_spec_node_pools() -> None:
         workload_namespace="inference",
         default_queue="serving",
         topology="rack-topology",
+        topology_required_level="example.com/rack",
         pools=(
             m.NodePool(
                 name="h200",
@@ -426,6 +427,8 @@ ROUND_TRIPS = [
             queue="team-a",
             priority_class_name="high",
             topology="racks",
+            topology_required_level="example.com/rack",
+            topology_preferred_level="example.com/block",
             labels={"tier": "prod", "app.kubernetes.io/name": "llm"},
         ),
     ),

@@ -80,5 +80,7 @@ def load_replica(raw: Mapping[str, Any]) -> ModelReplica:
         queue=raw.get("queue", "default"),
         priority_class_name=raw.get("priorityClassName"),
         topology=raw.get("topology"),
+        topology_required_level=raw.get("requiredTopologyLevel"),
+        topology_preferred_level=raw.get("preferredTopologyLevel"),
         labels=raw.get("labels", {}),
     )

@@ -64,6 +64,25 @@ CASES = [
             "topologyConstraint": {"topology": "rack-topology"},
         },
     ),
+    Case(
+        "the cluster's topology levels keep the gang within one rack, preferably one block",
+        replace(
+            replica(),
+            topology="rack-topology",
+            topology_required_level="example.com/rack",
+            topology_preferred_level="example.com/block",
+        ),
+        {
+            "queue": "default",
+            "minSubGroup": 1,
+            "subGroups": [{"name": "main", "minMember": 1}],
+            "topologyConstraint": {
+                "topology": "rack-topology",
+                "requiredTopologyLevel": "example.com/rack",
+                "preferredTopologyLevel": "example.com/block",
+            },
+        },
+    ),
 ]
 
 

@@ -143,6 +143,15 @@ def _unique_pools(pools: tuple[NodePool, ...] | None) -> tuple[NodePool, ...] | 
 class Kai(Wire):
     default_queue: str = Field(default="default", min_length=1)
     topology: str | None = None
+    required_topology_level: str | None = Field(default=None, min_length=1, max_length=317)
+    preferred_topology_level: str | None = Field(default=None, min_length=1, max_length=317)
+
+    @model_validator(mode="after")
+    def _levels_need_topology(self) -> Self:
+        if self.topology is None and (self.required_topology_level or self.preferred_topology_level):
+            msg = "topology levels need a topology"
+            raise ValueError(msg)
+        return self
 
 
 class ClusterSpec(Wire):
@@ -216,6 +225,8 @@ def parse_cluster(obj: Mapping[str, Any], *, devices: MutableMapping[str, Any] |
         workload_namespace=spec.workload_namespace,
         default_queue=kai.default_queue,
         topology=kai.topology or None,
+        topology_required_level=kai.required_topology_level,
+        topology_preferred_level=kai.preferred_topology_level,
         pools=tuple(p.to_domain() for p in sorted(pools or (), key=lambda p: p.name)),
     )
 

@@ -140,6 +140,8 @@ class ReplicaScheduling(Wire):
     queue: str = Field(min_length=1)
     priority_class_name: str | None = None
     topology: str | None = None
+    required_topology_level: str | None = Field(default=None, min_length=1, max_length=317)
+    preferred_topology_level: str | None = Field(default=None, min_length=1, max_length=317)
 
 
 class ReplicaSpec(Wire):
@@ -193,6 +195,8 @@ def parse_replica(obj: Mapping[str, Any]) -> m.ModelReplica:
         queue=scheduling.queue,
         priority_class_name=scheduling.priority_class_name or None,
         topology=scheduling.topology or None,
+        topology_required_level=scheduling.required_topology_level,
+        topology_preferred_level=scheduling.preferred_topology_level,
         labels={k: v for k, v in sorted(labels.items()) if not k.startswith(MACHINERY_PREFIXES)},
         ready=any(c.type == "Ready" and c.status == "True" for c in status.conditions or ()),
     )
@@ -214,7 +218,11 @@ def replica_manifest(replica: m.ModelReplica) -> dict[str, Any]:
         model=maybe(replica.model, ModelSpec.from_domain),
         serving=Serving(mode=replica.serving_mode.value),
         scheduling=ReplicaScheduling(
-            queue=replica.queue, priority_class_name=replica.priority_class_name, topology=replica.topology
+            queue=replica.queue,
+            priority_class_name=replica.priority_class_name,
+            topology=replica.topology,
+            required_topology_level=replica.topology_required_level,
+            preferred_topology_level=replica.topology_preferred_level,
         ),
         engines=tuple(ReplicaEngine.from_domain(e) for e in replica.engines),
     )

@@ -11,9 +11,9 @@ Why per engine and not leader/worker leaves: pods join a SubGroup by the label
 is therefore the finest grain whose label every pod can carry truthfully.
 
 Topology: when the cluster names a KAI Topology, the PodGroup carries `topologyConstraint
-{topology}` with no level. The InferenceCluster API names only the Topology object, and its levels
-are node labels the renderer cannot see, so no `requiredTopologyLevel` is guessed; KAI applies
-locality only once a level is given.
+{topology}` plus the levels (node label keys of that Topology) the cluster's `spec.kai` gives:
+`requiredTopologyLevel` keeps every pod of the replica in one domain of that level (one rack),
+`preferredTopologyLevel` asks KAI to try. No level is guessed: without one KAI applies no locality.
 """
 
 from __future__ import annotations
@@ -40,7 +40,12 @@ def pod_group(replica: ModelReplica, *, name: str, labels: Mapping[str, str]) ->
     if replica.priority_class_name:
         spec["priorityClassName"] = replica.priority_class_name
     if replica.topology:
-        spec["topologyConstraint"] = {"topology": replica.topology}
+        constraint = {"topology": replica.topology}
+        if replica.topology_required_level:
+            constraint["requiredTopologyLevel"] = replica.topology_required_level
+        if replica.topology_preferred_level:
+            constraint["preferredTopologyLevel"] = replica.topology_preferred_level
+        spec["topologyConstraint"] = constraint
     return {
         "apiVersion": "scheduling.run.ai/v2alpha2",
         "kind": "PodGroup",

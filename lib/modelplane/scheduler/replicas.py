@@ -52,6 +52,8 @@ def build_replica(
         queue=deployment.queue or cluster.default_queue,
         priority_class_name=deployment.priority_class_name,
         topology=cluster.topology,
+        topology_required_level=cluster.topology_required_level,
+        topology_preferred_level=cluster.topology_preferred_level,
         labels=deployment.template_labels,
         ready=ready,
     )
