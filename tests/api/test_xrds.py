@@ -238,6 +238,7 @@ CASES = [
     Case("a pool has no negative nodes", "ic-negative-nodes", "nodes: -1 is less than the minimum of 0"),
     Case("a version attribute is a semantic version", "ic-version-not-semver", "'560.35.03' does not match"),
     Case("topology levels need a topology", "ic-topology-level-without-topology", "topology levels need a topology"),
+    Case("template label keys are Kubernetes label keys", "md-bad-label-key", "label keys must be [prefix/]name"),
     Case(
         "a replica member names its pool", "mr-member-without-pool", "members[0]: 'nodePoolName' is a required property"
     ),
