@@ -759,6 +759,30 @@ ERROR_CASES = [
         {"metadata": {"name": "c"}, "spec": {"nodePools": [{"name": "p", "nodes": -1}]}, "status": {"gpuPools": None}},
         "spec.nodePools[0].nodes: Input should be greater than or equal to 0",
     ),
+    ErrorCase(
+        "a capacity number too large to publish as a quantity the XRD accepts",
+        parse_cluster,
+        {
+            "metadata": {"name": "c"},
+            "spec": {
+                "nodePools": [
+                    {
+                        "name": "p",
+                        "nodes": 1,
+                        "devices": [
+                            {
+                                "name": "g",
+                                "driver": "d",
+                                "deviceClassName": "d",
+                                "capacity": {"memory": {"value": 1.79e308}},
+                            }
+                        ],
+                    }
+                ]
+            },
+        },
+        "spec.nodePools[0].devices[0].capacity.memory.value: String should have at most 64 characters",
+    ),
 ]
 
 

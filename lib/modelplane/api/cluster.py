@@ -58,7 +58,7 @@ class Attribute(Wire):
 
 
 class Capacity(Wire):
-    value: Quantity
+    value: Quantity = Field(max_length=64)  # as the XRD bounds it: a huge float must not reach gpuPools
 
 
 class Device(Wire):
