@@ -617,6 +617,11 @@ class ModelCase:
 
 MODEL_CASES = [
     ModelCase(
+        "a served name longer than the ModelReplica schema allows names nothing",
+        md(engines=[engine(args=("--model", "Qwen/Qwen3-8B", "--served-model-name", "a" * 254))]),
+        m.ModelRef(uri="hf://Qwen/Qwen3-8B"),
+    ),
+    ModelCase(
         "--model with a separate value is a Hugging Face id",
         md(engines=[engine(args=("--model", "Qwen/Qwen3-8B"))]),
         m.ModelRef(uri="hf://Qwen/Qwen3-8B"),
@@ -758,6 +763,12 @@ ERROR_CASES = [
         parse_cluster,
         {"metadata": {"name": "c"}, "spec": {"nodePools": [{"name": "p", "nodes": -1}]}, "status": {"gpuPools": None}},
         "spec.nodePools[0].nodes: Input should be greater than or equal to 0",
+    ),
+    ErrorCase(
+        "an explicit model name longer than the XRD allows",
+        parse_deployment,
+        md(model={"uri": "hf://Qwen/Qwen3-8B", "name": "a" * 254}),
+        "spec.template.spec.model.name: String should have at most 253 characters",
     ),
     ErrorCase(
         "a capacity number too large to publish as a quantity the XRD accepts",

@@ -79,9 +79,13 @@ class NameRef(Wire):
     name: str = Field(min_length=1)
 
 
+MAX_MODEL_URI = 2048  # the XRDs' bounds on spec.model
+MAX_MODEL_NAME = 253
+
+
 class ModelSpec(Wire):
-    uri: str = Field(min_length=1)
-    name: str | None = None
+    uri: str = Field(min_length=1, max_length=MAX_MODEL_URI)
+    name: str | None = Field(default=None, max_length=MAX_MODEL_NAME)
 
     def to_domain(self) -> m.ModelRef:
         return m.ModelRef(uri=self.uri, name=self.name)

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from modelplane import model as m
+from modelplane.api.common import MAX_MODEL_NAME, MAX_MODEL_URI
 
 _MODEL_FLAG = "--model"
 _NAME_FLAG = "--served-model-name"
@@ -26,6 +27,11 @@ def derive_model(engines: Sequence[m.Engine], mode: m.ServingMode) -> m.ModelRef
     for tokens in _command_lines(engines, mode):
         uri = uri or _model_uri(tokens)
         name = name or _flag_value(tokens, _NAME_FLAG)
+    # A value the ModelReplica's schema could not hold names nothing, like an unexpanded $(VAR).
+    if uri is not None and len(uri) > MAX_MODEL_URI:
+        uri = None
+    if name is not None and len(name) > MAX_MODEL_NAME:
+        name = None
     return m.ModelRef(uri=uri, name=name) if uri else None
 
 
