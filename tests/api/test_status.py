@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
-import pytest
 import yaml
 from modelplane import model as m
 from modelplane.api import deployment_status, parse_deployment
 from modelplane.scheduler.result import Code, Diagnosis, Status
 
-ROOT = Path(__file__).resolve().parents[2]
-VALIDATOR = ROOT.parent / "shared" / "tools" / "validate-manifests"
+from tests.validator import require_validator, validate_documents
 
 
 def replica(cluster: str, index: int, *, ready: bool) -> m.ModelReplica:
@@ -97,17 +93,8 @@ def test_a_fully_placed_deployment_has_no_unplaced_section() -> None:
 
 
 def test_the_status_validates_against_the_xrd(tmp_path: Path) -> None:
-    if not VALIDATOR.exists():
-        pytest.skip(f"{VALIDATOR} is absent: the shared schema validator is not checked out next to the repo")
+    require_validator()
     xr = yaml.safe_load((Path(__file__).parent / "samples" / "valid" / "deployment-unified-minimal.yaml").read_text())
     parse_deployment(xr)
     xr["status"] = WANT
-    path = tmp_path / "md.yaml"
-    path.write_text(yaml.safe_dump(xr))
-    out = subprocess.run(
-        [sys.executable, str(VALIDATOR), "--xrd", str(ROOT / "apis"), str(path)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert (out.returncode, [line for line in out.stdout.splitlines() if "error:" in line]) == (0, [])
+    assert validate_documents([xr], tmp_path) == (0, [])

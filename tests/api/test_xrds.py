@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-VALIDATOR = ROOT.parent / "shared" / "tools" / "validate-manifests"
+from tests.validator import ROOT, run_validator
+
 SAMPLES = Path(__file__).parent / "samples"
 APIS = sorted((ROOT / "apis").glob("*/*.yaml"))
 VALID = sorted((SAMPLES / "valid").glob("*.yaml"))
@@ -27,14 +25,7 @@ class Report:
 
 
 def _validate(files: list[Path]) -> dict[str, Report]:
-    if not VALIDATOR.exists():
-        pytest.skip(f"{VALIDATOR} is absent: the shared schema validator is not checked out next to the repo")
-    out = subprocess.run(
-        [sys.executable, str(VALIDATOR), "--xrd", str(ROOT / "apis"), *map(str, files)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    out = run_validator(*files)
     reports: dict[str, Report] = {}
     current: str | None = None
     for line in out.stdout.splitlines():

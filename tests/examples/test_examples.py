@@ -6,8 +6,6 @@ documents, the whole stream at once. `pytest --update-golden` rewrites expected.
 """
 
 import re
-import subprocess
-import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -16,10 +14,11 @@ import pytest
 import yaml
 from modelplane_function.render import render_stream
 
+from tests.validator import require_validator, run_validator
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 NAMES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "xr.yaml").is_file())
-VALIDATOR = REPO.parent / "shared" / "tools" / "validate-manifests"
 
 
 def _inputs(name: str, kind: str) -> list[Path]:
@@ -52,17 +51,10 @@ def test_example_renders_expected_output(name: str, request: pytest.FixtureReque
 
 @pytest.mark.parametrize("name", NAMES)
 def test_example_output_validates(name: str, tmp_path: Path) -> None:
-    if not VALIDATOR.is_file():
-        pytest.skip(f"{VALIDATOR} is absent: the shared schemas live outside this repository")
+    require_validator()
     out = tmp_path / f"{name}.yaml"
     out.write_text(_render(name))
-    run = subprocess.run(
-        [sys.executable, str(VALIDATOR), "-q", "--xrd", str(REPO / "apis"), str(out)],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=REPO,
-    )
+    run = run_validator(out)
     assert run.returncode == 0, run.stdout + run.stderr
 
 

@@ -9,14 +9,11 @@ from the mutants validates against the XRDs and the upstream schemas, checked in
 
 import copy
 import json
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -26,13 +23,12 @@ from modelplane_function.keep import minimal
 
 from tests.function.conftest import as_dict
 from tests.function.factories import request
+from tests.validator import VALIDATOR, validate_documents
 
 from .conftest import RunFunction
 from .mutate import mutations
 from .scenarios import Scenario, bases, desired, observed_as_ready
 
-ROOT = Path(__file__).resolve().parents[2]
-VALIDATOR = ROOT.parent / "shared" / "tools" / "validate-manifests"
 SPEC_REASONS = {"InvalidSpec", "InvalidNodeSelector", "NoClusters"}
 SAMPLE = 150  # emitted objects validated per kind (deduplicated), one validator run each
 SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -90,26 +86,13 @@ class Tally:
             self.emitted.setdefault(json.dumps(obj, sort_keys=True), obj)
 
 
-def validate(docs: list[dict[str, Any]], tmp_path: Path) -> tuple[int, list[str]]:
-    path = tmp_path / "emitted.yaml"
-    path.write_text(yaml.safe_dump_all(docs))
-    out = subprocess.run(
-        [sys.executable, str(VALIDATOR), "--xrd", str(ROOT / "apis"), str(path)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-    )
-    return out.returncode, [line for line in out.stdout.splitlines() if "error:" in line]
-
-
 def report(kind: str, tally: Tally, tmp_path: Path) -> None:
     print(f"{kind}: {sum(tally.outcomes.values())} mutants, {dict(sorted(tally.outcomes.items()))}")
     if not VALIDATOR.exists():
         print(f"{VALIDATOR} is absent: emitted objects not schema-checked")
         return
     docs = list(tally.emitted.values())
-    assert (len(docs) > 0, validate(docs, tmp_path)) == (True, (0, []))
+    assert (len(docs) > 0, validate_documents(docs, tmp_path)) == (True, (0, []))
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,6 @@ current output. Every rendered Object, and the manifest inside it, must pass the
 and webhook rules (../shared/tools/validate-manifests).
 """
 
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +14,12 @@ import yaml
 from modelplane.render import RenderError, render_replica
 
 from tests.render.loader import load_replica
+from tests.validator import require_validator, run_validator
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if (p / "input.yaml").is_file())
 # cases whose golden output is objects (not an error): those are validated
 RENDERING = [c for c in CASES if "objects" in (yaml.safe_load((GOLDEN / c / "want.yaml").read_text()) or {})]
-VALIDATOR = Path(__file__).resolve().parents[3] / "shared" / "tools" / "validate-manifests"
 
 
 def _render(case: str) -> dict[str, Any]:
@@ -51,15 +49,12 @@ def test_golden(case: str, request: pytest.FixtureRequest) -> None:
 @pytest.fixture(scope="module")
 def validation(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """Validator output per case, from one run over every case's rendered Objects."""
-    if not VALIDATOR.is_file():
-        pytest.skip(f"{VALIDATOR} is absent: the shared schemas live outside this repository")
+    require_validator()
     out_dir = tmp_path_factory.mktemp("rendered")
     files = {case: out_dir / f"{case}.yaml" for case in RENDERING}
     for case, path in files.items():
         path.write_text(yaml.safe_dump_all([o["manifest"] for o in _render(case)["objects"]], sort_keys=True))
-    run = subprocess.run(
-        [sys.executable, str(VALIDATOR), *map(str, files.values())], capture_output=True, text=True, check=False
-    )
+    run = run_validator(*files.values(), xrds=False)
     reports: dict[str, list[str]] = {case: [] for case in files}
     current: list[str] = []
     for line in run.stdout.splitlines():
