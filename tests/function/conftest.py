@@ -3,6 +3,7 @@
 import asyncio
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import grpc
@@ -34,16 +35,25 @@ class Loop:
         self.thread.join(timeout=10)
 
 
-@pytest.fixture(scope="session")
-def run_function() -> Iterator[Callable[[fnv1.RunFunctionRequest], fnv1.RunFunctionResponse]]:
+@contextmanager
+def grpc_server() -> Iterator[Callable[[fnv1.RunFunctionRequest], fnv1.RunFunctionResponse]]:
+    """RunFunction over a real grpc.aio server on a free local port, called with the SDK's stub."""
     loop = Loop()
     srv, port = loop.run(server.start(FunctionRunner(), "127.0.0.1:0", creds=None))
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
     stub = grpcv1.FunctionRunnerServiceStub(channel)
-    yield lambda req: stub.RunFunction(req, timeout=30)
-    channel.close()
-    loop.run(srv.stop(grace=None))
-    loop.close()
+    try:
+        yield lambda req: stub.RunFunction(req, timeout=30)
+    finally:
+        channel.close()
+        loop.run(srv.stop(grace=None))
+        loop.close()
+
+
+@pytest.fixture(scope="session")
+def run_function() -> Iterator[Callable[[fnv1.RunFunctionRequest], fnv1.RunFunctionResponse]]:
+    with grpc_server() as call:
+        yield call
 
 
 def as_dict(rsp: fnv1.RunFunctionResponse) -> dict[str, Any]:

@@ -4,15 +4,12 @@
 import asyncio
 from collections.abc import Callable, Iterator
 
-import grpc
 import pytest
 from crossplane.function import logging
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
-from modelplane_function import server
 from modelplane_function.fn import FunctionRunner
 
-from tests.function.conftest import Loop
+from tests.function.conftest import grpc_server
 
 logging.configure(level=logging.Level.DISABLED)
 
@@ -22,14 +19,8 @@ RunFunction = Callable[[fnv1.RunFunctionRequest], fnv1.RunFunctionResponse]
 @pytest.fixture(scope="session")
 def grpc_function() -> Iterator[RunFunction]:
     """RunFunction over a real grpc.aio server on a free local port."""
-    loop = Loop()
-    srv, port = loop.run(server.start(FunctionRunner(), "127.0.0.1:0", creds=None))
-    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-    stub = grpcv1.FunctionRunnerServiceStub(channel)
-    yield lambda req: stub.RunFunction(req, timeout=30)
-    channel.close()
-    loop.run(srv.stop(grace=None))
-    loop.close()
+    with grpc_server() as call:
+        yield call
 
 
 @pytest.fixture(scope="session")
