@@ -12,11 +12,8 @@ from /proc (VmRSS) after a warm-up and every 1,000 calls. Errors must be 0; memo
 from __future__ import annotations
 
 import argparse
-import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -29,7 +26,7 @@ from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 from google.protobuf import json_format
 
 from tests.benchmarks import fleet
-from tests.benchmarks.rpc import request
+from tests.benchmarks.rpc import request, served
 from tests.benchmarks.shapes import Shape, deployment
 
 READY = {"conditions": [{"type": "Ready", "status": "True", "reason": "Available"}]}
@@ -118,12 +115,6 @@ def drive(
     return stats
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def rss_kib(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -139,55 +130,47 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--soak", type=int, default=10_000, help="calls watched for memory growth")
     args = ap.parse_args(argv)
 
-    port = _free_port()
-    exe = Path(sys.executable).with_name("modelplane")
-    cmd = [str(exe), "serve", "--insecure", f"--address=127.0.0.1:{port}", "--max-recv-message-size=64"]
-    log = tempfile.TemporaryFile()  # noqa: SIM115 - must outlive the try block that closes it
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
-    channels = [grpc.insecure_channel(f"127.0.0.1:{port}") for _ in range(args.clients)]
-    try:
-        grpc.channel_ready_future(channels[0]).result(timeout=30)
-        stubs = [grpcv1.FunctionRunnerServiceStub(c) for c in channels]
-        calls = [lambda r, s=s: s.RunFunction(r, timeout=60) for s in stubs]
-        reqs = requests(calls[0])
-        size = sum(r.ByteSize() for r in reqs) / len(reqs)
-        print(f"requests: {len(reqs)} distinct, {size / 1024:.0f} KiB on average; {args.clients} clients")
-        drive(calls, reqs, 200)  # warm-up: imports, caches, allocator pools
-        t0 = time.perf_counter()
-        timed = drive(calls, reqs, args.requests)
-        wall = time.perf_counter() - t0
-        print(
-            f"latency over {args.requests} requests: p50 {timed.percentile(50) * 1e3:.1f} ms, "
-            f"p99 {timed.percentile(99) * 1e3:.1f} ms, mean {statistics.fmean(timed.latencies) * 1e3:.1f} ms; "
-            f"{args.requests / wall:.0f} req/s; errors {len(timed.errors)}"
-        )
-        base = rss_kib(proc.pid)
-        marks = [base]
-        errors = len(timed.errors)
-        step = 1000
-        for _ in range(args.soak // step):
-            errors += len(drive(calls, reqs, step).errors)
-            marks.append(rss_kib(proc.pid))
-        half = len(marks) // 2
-        print(f"server RSS (MiB) every {step} calls: " + " ".join(f"{m / 1024:.1f}" for m in marks))
-        print(
-            f"memory over {args.soak} calls: {base / 1024:.1f} -> {marks[-1] / 1024:.1f} MiB "
-            f"({(marks[-1] - base) / 1024:+.1f}); second half {(marks[-1] - marks[half]) / 1024:+.1f} MiB; "
-            f"errors {errors}"
-        )
-        for e in sorted(set(timed.errors))[:5]:
-            print(f"error: {e}")
-        return 0 if errors == 0 else 1
-    finally:
-        for c in channels:
-            c.close()
-        proc.terminate()
+    with served(max_recv_mib=64) as server:
+        channels = [grpc.insecure_channel(server.address) for _ in range(args.clients)]
         try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+            return _run(args, channels, server.pid)
+        finally:
+            for c in channels:
+                c.close()
+
+
+def _run(args: argparse.Namespace, channels: list[grpc.Channel], pid: int) -> int:
+    stubs = [grpcv1.FunctionRunnerServiceStub(c) for c in channels]
+    calls = [lambda r, s=s: s.RunFunction(r, timeout=60) for s in stubs]
+    reqs = requests(calls[0])
+    size = sum(r.ByteSize() for r in reqs) / len(reqs)
+    print(f"requests: {len(reqs)} distinct, {size / 1024:.0f} KiB on average; {args.clients} clients")
+    drive(calls, reqs, 200)  # warm-up: imports, caches, allocator pools
+    t0 = time.perf_counter()
+    timed = drive(calls, reqs, args.requests)
+    wall = time.perf_counter() - t0
+    print(
+        f"latency over {args.requests} requests: p50 {timed.percentile(50) * 1e3:.1f} ms, "
+        f"p99 {timed.percentile(99) * 1e3:.1f} ms, mean {statistics.fmean(timed.latencies) * 1e3:.1f} ms; "
+        f"{args.requests / wall:.0f} req/s; errors {len(timed.errors)}"
+    )
+    base = rss_kib(pid)
+    marks = [base]
+    errors = len(timed.errors)
+    step = 1000
+    for _ in range(args.soak // step):
+        errors += len(drive(calls, reqs, step).errors)
+        marks.append(rss_kib(pid))
+    half = len(marks) // 2
+    print(f"server RSS (MiB) every {step} calls: " + " ".join(f"{m / 1024:.1f}" for m in marks))
+    print(
+        f"memory over {args.soak} calls: {base / 1024:.1f} -> {marks[-1] / 1024:.1f} MiB "
+        f"({(marks[-1] - base) / 1024:+.1f}); second half {(marks[-1] - marks[half]) / 1024:+.1f} MiB; "
+        f"errors {errors}"
+    )
+    for e in sorted(set(timed.errors))[:5]:
+        print(f"error: {e}")
+    return 0 if errors == 0 else 1
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,16 +26,10 @@ import grpc
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 from google.protobuf import json_format, struct_pb2
+from modelplane_function.render.pipeline import CAPABILITIES
 
 MIB = 1024 * 1024
 DEFAULT_LIMIT_MIB = 4  # grpc's default receive limit, and the SDK's --max-recv-message-size default
-_CAPABILITIES = (
-    fnv1.CAPABILITY_CAPABILITIES,
-    fnv1.CAPABILITY_REQUIRED_RESOURCES,
-    fnv1.CAPABILITY_CREDENTIALS,
-    fnv1.CAPABILITY_CONDITIONS,
-    fnv1.CAPABILITY_REQUIRED_SCHEMAS,
-)
 
 
 def _struct(obj: Mapping[str, Any]) -> struct_pb2.Struct:
@@ -50,7 +45,7 @@ def request(
     namespace: Mapping[str, Any],
 ) -> fnv1.RunFunctionRequest:
     """A resolved ModelDeployment request, as Crossplane builds it."""
-    req = fnv1.RunFunctionRequest(meta=fnv1.RequestMeta(tag="bench", capabilities=_CAPABILITIES))
+    req = fnv1.RunFunctionRequest(meta=fnv1.RequestMeta(tag="bench", capabilities=CAPABILITIES))
     req.observed.composite.resource.CopyFrom(_struct(xr))
     for key, obj in sorted(observed.items()):
         req.observed.resources[key].resource.CopyFrom(_struct(obj))
@@ -101,9 +96,18 @@ class Client:
         self._channel.close()
 
 
+@dataclass(frozen=True)
+class Served:
+    """A running `modelplane serve` process: its address, pid and one connected client."""
+
+    address: str
+    pid: int
+    client: Client
+
+
 @contextmanager
-def serving(max_recv_mib: int) -> Iterator[Client]:
-    """Run `modelplane serve --insecure` on a free local port for the block; yield a connected client."""
+def served(max_recv_mib: int) -> Iterator[Served]:
+    """Run `modelplane serve --insecure` on a free local port for the block."""
     port = _free_port()
     cmd = [
         *_serve_command(),
@@ -114,7 +118,8 @@ def serving(max_recv_mib: int) -> Iterator[Client]:
     ]
     log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below; a file, not a pipe: a chatty server must never block on it
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
-    client = Client(f"127.0.0.1:{port}")
+    address = f"127.0.0.1:{port}"
+    client = Client(address)
     try:
         deadline = time.monotonic() + 30
         while not client.ready(timeout=0.5):
@@ -122,7 +127,7 @@ def serving(max_recv_mib: int) -> Iterator[Client]:
                 log.seek(0)
                 msg = f"modelplane serve did not start ({proc.returncode}): {log.read().decode()[-2000:]}"
                 raise RuntimeError(msg)
-        yield client
+        yield Served(address=address, pid=proc.pid, client=client)
     finally:
         client.close()
         log.close()
@@ -132,3 +137,10 @@ def serving(max_recv_mib: int) -> Iterator[Client]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@contextmanager
+def serving(max_recv_mib: int) -> Iterator[Client]:
+    """Like `served`, yielding only the connected client."""
+    with served(max_recv_mib) as server:
+        yield server.client

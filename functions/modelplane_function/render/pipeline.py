@@ -22,7 +22,8 @@ from modelplane_function.render.load import DEFAULT_FUNCTION
 from modelplane_function.render.store import Store
 
 MAX_ITERATIONS = 5  # calls are numbered 0..5, so at most 6 calls per step
-_CAPABILITIES = (
+# what Crossplane >= v2.2 advertises to a function
+CAPABILITIES = (
     fnv1.CAPABILITY_CAPABILITIES,
     fnv1.CAPABILITY_REQUIRED_RESOURCES,
     fnv1.CAPABILITY_CREDENTIALS,
@@ -99,7 +100,7 @@ async def _run_step(call: Call, step: Mapping[str, Any], state: fnv1.RunFunction
         raise RenderFailure(msg)
     req = fnv1.RunFunctionRequest()
     req.CopyFrom(state)
-    req.meta.capabilities.extend(_CAPABILITIES)
+    req.meta.capabilities.extend(CAPABILITIES)
     if step.get("input") is not None:
         req.input.CopyFrom(to_struct(step["input"]))
     bootstrap = _bootstrap(step)
