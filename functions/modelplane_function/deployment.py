@@ -19,7 +19,7 @@ from modelplane.errors import SpecError
 from modelplane.model import Cluster, Deployment, ModelReplica
 from modelplane.scheduler import ScheduleResult, schedule
 
-from modelplane_function import requirements
+from modelplane_function import notes, requirements
 from modelplane_function.conditions import Condition, event, is_ready, report
 from modelplane_function.convert import to_dict, to_struct
 from modelplane_function.keep import keep, observed_of_kind
@@ -85,6 +85,9 @@ def gather(req: fnv1.RunFunctionRequest, xr: Mapping[str, Any], own: Mapping[str
         meta = _meta(obj)
         own_by_id[(str(meta.get("namespace", "")), str(meta.get("name", "")))] = dict(obj)
     owned = _parse_all(names.KIND_REPLICA, list(own_by_id.values()), api.parse_replica)
+    # What this XR composes is its own even without a deployment label (which parsing reads as "no
+    # deployment"): dropped from desired state, it would be deleted.
+    owned = [r if r.deployment else replace(r, deployment=deployment.name) for r in owned]
     by_id = {**requirements.replicas(req, skip=frozenset(own_by_id)), **dict(zip(own_by_id, owned, strict=True))}
     replicas = [by_id[k] for k in sorted(by_id)]
     return Inputs(deployment=deployment, clusters=tuple(clusters), replicas=tuple(replicas))
@@ -177,6 +180,7 @@ def _compose(
 
 def handle(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
     xr = to_dict(req.observed.composite.resource)
+    notes.report_ignored(rsp, xr)
     declared = requirements.declare(rsp, xr)
     own = observed_of_kind(req, names.KIND_REPLICA)
     if requirements.unresolved(req, declared):

@@ -15,6 +15,7 @@ from modelplane import api, names
 from modelplane.errors import SpecError
 from modelplane.render import render_replica
 
+from modelplane_function import notes
 from modelplane_function.conditions import Condition, is_ready, report
 from modelplane_function.convert import to_dict, to_struct
 from modelplane_function.keep import keep
@@ -36,6 +37,7 @@ def _ready_condition(keys: Sequence[str], observed: Mapping[str, Mapping[str, An
 
 def handle(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
     xr = to_dict(req.observed.composite.resource)
+    notes.report_ignored(rsp, xr)
     observed = {key: to_dict(r.resource) for key, r in sorted(req.observed.resources.items())}
     try:
         rendered = render_replica(api.parse_replica(xr))

@@ -35,6 +35,10 @@ CONDITION_REPLICA_RENDERED = "ReplicaRendered"
 CONDITION_REPLICA_READY = "ReplicaReady"
 # Conditions on the InferenceCluster.
 CONDITION_POOLS_PUBLISHED = "GPUPoolsPublished"
+# On every kind: Modelplane fields set that have no effect here (modelplane.api.compat).
+CONDITION_FIELDS_IGNORED = "FieldsIgnored"
+REASON_NO_EFFECT_HERE = "NoEffectHere"
+REASON_ALL_FIELDS_USED = "AllFieldsUsed"
 
 REASON_SCHEDULED = "Scheduled"
 REASON_SCALED_TO_ZERO = "ScaledToZero"

@@ -156,8 +156,12 @@ BAD = [
         ("spec", "engines", 0, "members", 1, "deviceRequests", 0, "selectors", 0, "cel", "expression"),
         "",
     ),
-    Bad("no deployment label", ("metadata", "labels", "modelplane.ai/deployment"), DELETE),
     Bad("a replica index that is not a number", ("metadata", "labels", "modelplane.ai/replica-index"), "x"),
+    Bad("a superscript replica index", ("metadata", "labels", "modelplane.ai/replica-index"), "\u00b2"),
+    Bad("an Arabic-Indic replica index", ("metadata", "labels", "modelplane.ai/replica-index"), "\u0661"),
+    Bad("a 5,000-digit replica index", ("metadata", "labels", "modelplane.ai/replica-index"), "9" * 5000),
+    Bad("a replica index above the bound", ("metadata", "labels", "modelplane.ai/replica-index"), "100000"),
+    Bad("a negative replica index", ("metadata", "labels", "modelplane.ai/replica-index"), "-1"),
 ]
 
 

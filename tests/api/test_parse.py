@@ -729,19 +729,14 @@ ERROR_CASES = [
         "spec.template.spec.engines[0].members[0].gpus: unknown field",
     ),
     ErrorCase(
-        "a replica without its deployment label",
-        parse_replica,
-        {"metadata": {"name": "r", "labels": {}}, "spec": replica_manifest(replica())["spec"]},
-        "metadata.labels[modelplane.ai/deployment]: required",
-    ),
-    ErrorCase(
         "a replica with a malformed index label",
         parse_replica,
         {
             **replica_manifest(replica()),
             "metadata": {"name": "r", "labels": {"modelplane.ai/deployment": "d", "modelplane.ai/replica-index": "x"}},
         },
-        "metadata.labels[modelplane.ai/replica-index]: must be a non-negative integer, got 'x'",
+        "metadata.labels[modelplane.ai/replica-index]: must be a decimal number from 0 to 99999 in ASCII digits, "
+        "got 'x'",
     ),
     ErrorCase(
         "a cluster with a DRA device lacking a class",

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import yaml
-from modelplane.api.cluster import ClusterSpec, NodePool
+from modelplane.api.cluster import ClusterSpec, PublishedPool
 from modelplane.api.deployment import DeploymentSpec
 from modelplane.api.replica import ReplicaSpec
 from pydantic import BaseModel
@@ -62,7 +62,9 @@ CASES = [
     Case("ModelDeployment spec matches DeploymentSpec", "modeldeployment", ("spec",), DeploymentSpec),
     Case("ModelReplica spec matches ReplicaSpec", "modelreplica", ("spec",), ReplicaSpec),
     Case("InferenceCluster spec matches ClusterSpec", "inferencecluster", ("spec",), ClusterSpec),
-    Case("InferenceCluster gpuPools items match NodePool", "inferencecluster", ("status", "gpuPools"), NodePool),
+    Case(
+        "InferenceCluster gpuPools items match PublishedPool", "inferencecluster", ("status", "gpuPools"), PublishedPool
+    ),
 ]
 
 
@@ -91,4 +93,4 @@ def test_a_field_missing_deep_in_the_model_is_reported() -> None:
     schema = _schema("inferencecluster")["properties"]["status"]["properties"]["gpuPools"]["items"]
     attribute = schema["properties"]["devices"]["items"]["properties"]["attributes"]["additionalProperties"]
     attribute["properties"]["float"] = {"type": "number"}
-    assert _differences(schema, NodePool, "gpuPools") == ["gpuPools.devices.attributes.float: in the XRD only"]
+    assert _differences(schema, PublishedPool, "gpuPools") == ["gpuPools.devices.attributes.float: in the XRD only"]

@@ -189,9 +189,34 @@ CASES = [
         "template.spec.hostNetwork: unknown field",
     ),
     Case(
-        "fields outside the API are rejected",
+        "a misspelt deployment field is rejected",
         "md-unknown-spec-field",
-        "spec.template.spec.modelCacheRef: unknown field",
+        "spec.template.spec.toleration: unknown field",
+    ),
+    Case(
+        "a misspelt cluster field is rejected, Modelplane's fields notwithstanding",
+        "ic-misspelt-node-pools",
+        "spec.nodepools: unknown field",
+    ),
+    Case(
+        "a pool takes devices or an InferenceClass, not both",
+        "ic-pool-devices-and-class",
+        "a pool lists its devices or names an InferenceClass (className), not both",
+    ),
+    Case(
+        "a pool says how many nodes it has",
+        "ic-pool-without-nodes",
+        "a pool needs nodes (or Modelplane's className, nodeCount or maxNodeCount)",
+    ),
+    Case(
+        "nodes and Modelplane's nodeCount do not mix",
+        "ic-pool-nodes-and-node-count",
+        "nodes replaces Modelplane's nodeCount and maxNodeCount: set one or the other",
+    ),
+    Case(
+        "Modelplane's cluster source is checked as Modelplane checks it",
+        "ic-cluster-bad-source",
+        "spec.cluster.source: 'Kind' is not one of ['GKE', 'EKS', 'AKS', 'Nebius', 'Vultr', 'Existing']",
     ),
     Case(
         "taints are list-map keyed by key and effect",

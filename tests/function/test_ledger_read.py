@@ -90,7 +90,10 @@ BAD = [
         "bad fields the ledger reads and does not read",
         _with((*MEMBER, "template"), "x", _with(("spec", "engines", 0, "copies"), 1.5)),
     ),
-    Bad("a missing deployment label", _with(("metadata", "labels"), {"modelplane.ai/replica-index": "0"})),
+    Bad(
+        "a superscript replica index",
+        _with(("metadata", "labels"), {"modelplane.ai/deployment": "other", "modelplane.ai/replica-index": "\u00b2"}),
+    ),
 ]
 
 

@@ -98,6 +98,15 @@ CASES = [
         want=response(
             status={"gpuPools": api.gpu_pools_status(cluster("a", nodes=3))},
             conditions=[condition("GPUPoolsPublished", "True", "Published", "Published 1 GPU pools.")],
+            requirements={
+                "resources": {
+                    "replicas": {
+                        "api_version": "modelplane.ai/v1alpha1",
+                        "kind": "ModelReplica",
+                        "match_labels": {"labels": {"modelplane.ai/cluster": "a"}},
+                    }
+                }
+            },
         ),
     ),
     Case(

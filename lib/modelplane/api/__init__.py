@@ -1,9 +1,11 @@
 """The API edge: wire models of the XRs (pydantic, mirroring apis/*/definition.yaml) and converters
 into the domain values of `modelplane.model`. Invalid input raises `modelplane.errors.SpecError`."""
 
-from modelplane.api.cluster import gpu_pools_status, parse_cluster
+from modelplane.api.cluster import parse_cluster
+from modelplane.api.compat import IgnoredField, ignored_fields, ignored_message
 from modelplane.api.deployment import parse_deployment
 from modelplane.api.ledger import ENGINE_FIELDS, IDENTITY_FIELDS, LEDGER_FIELDS, ledger_engines, parse_ledger_replica
+from modelplane.api.publish import MissingInferenceClassError, class_names, gpu_pools_status
 from modelplane.api.replica import parse_replica, replica_manifest
 from modelplane.api.status import deployment_status
 
@@ -11,8 +13,13 @@ __all__ = [
     "ENGINE_FIELDS",
     "IDENTITY_FIELDS",
     "LEDGER_FIELDS",
+    "IgnoredField",
+    "MissingInferenceClassError",
+    "class_names",
     "deployment_status",
     "gpu_pools_status",
+    "ignored_fields",
+    "ignored_message",
     "ledger_engines",
     "parse_cluster",
     "parse_deployment",

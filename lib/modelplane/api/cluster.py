@@ -4,6 +4,11 @@ Pools come from `status.gpuPools` when the cluster publishes it (Modelplane-comp
 the schedulable view), else from `spec.nodePools`. A cluster is ready unless it carries a Ready
 condition whose status is "False": a cluster nobody has reported on yet is usable, one that is
 known to be down is not.
+
+A pool is written either our way (`nodes` and `devices`) or Modelplane's (`className` naming an
+InferenceClass that lists the devices, `nodeCount`/`maxNodeCount`). Published, a Modelplane pool
+has `maxNodeCount`, else `nodeCount`, else 1 node, and its class's devices, as Modelplane
+publishes it. A published device `count: 0` (Modelplane's XRD allows it) means none available.
 """
 
 from __future__ import annotations
@@ -23,9 +28,10 @@ from pydantic import (
 )
 
 from modelplane import model as m
-from modelplane.api._wire import Count, Int, Observed, Quantity, Wire, dump, unique, validate
+from modelplane.api._wire import Count, Int, Observed, Quantity, Wire, unique, validate
 from modelplane.api.common import LabelSelector, NameRef, Taint
 from modelplane.api.deployment import DNS_LABEL, metadata
+from modelplane.api.provisioning import CapacityBlock, ClusterSource, Fabric
 from modelplane.devices.semver import is_semver
 
 
@@ -96,6 +102,12 @@ class Device(Wire):
         )
 
 
+class PublishedDevice(Device):
+    """A device of status.gpuPools: a count of 0 is allowed and means none available."""
+
+    count: Int = Field(default=1, ge=0, le=1024)
+
+
 DEVICES = "devices"  # the validation context key of a device memo (see parse_cluster)
 
 
@@ -106,7 +118,8 @@ def _memoised(value: object, handler: ValidatorFunctionWrapHandler, info: Valida
     if memo is None or not isinstance(value, Mapping):
         return handler(value)
     try:
-        key = json.dumps(value, sort_keys=True)
+        # spec and status devices differ in what they allow (count 0): one memo entry per field
+        key = f"{info.field_name}:{json.dumps(value, sort_keys=True)}"
     except (TypeError, ValueError):  # not JSON-shaped: validation says why
         return handler(value)
     device = memo.get(key)
@@ -116,26 +129,79 @@ def _memoised(value: object, handler: ValidatorFunctionWrapHandler, info: Valida
     return device
 
 
-class NodePool(Wire):
-    name: str = Field(min_length=1, max_length=63, pattern=DNS_LABEL)
-    nodes: Int = Field(default=0, ge=0, le=100_000)  # the XRD maximum
-    devices: tuple[Annotated[Device, WrapValidator(_memoised)], ...] | None = Field(default=None, max_length=16)
+def _unique_devices(devices: tuple[Device, ...] | None) -> tuple[Device, ...] | None:
+    unique("device names", [d.name for d in devices or ()])
+    return devices
 
-    @field_validator("devices")
-    @classmethod
-    def _unique(cls, devices: tuple[Device, ...] | None) -> tuple[Device, ...] | None:
-        unique("device names", [d.name for d in devices or ()])
-        return devices
+
+def _domain_pool(name: str, nodes: int, devices: tuple[Device, ...]) -> m.NodePool:
+    converted = tuple(d.to_domain() for d in sorted(devices, key=lambda d: d.name))
+    return m.NodePool(name=name, nodes=nodes, devices=converted)
+
+
+MAX_NODES = 100_000  # the XRD maximum
+
+
+class NodePool(Wire):
+    """A pool of spec.nodePools: ours (`nodes`, `devices`) or Modelplane's (`className`, node counts)."""
+
+    name: str = Field(min_length=1, max_length=63, pattern=DNS_LABEL)
+    nodes: Int | None = Field(default=None, ge=0, le=MAX_NODES)
+    devices: tuple[Annotated[Device, WrapValidator(_memoised)], ...] | None = Field(default=None, max_length=16)
+    class_name: str | None = Field(default=None, min_length=1, max_length=253)
+    node_count: Int | None = Field(default=None, ge=0, le=MAX_NODES)
+    max_node_count: Int | None = Field(default=None, ge=1, le=MAX_NODES)
+    # provisioning only (provisioning.py): accepted, no effect here
+    min_node_count: Int | None = Field(default=None, ge=0, le=MAX_NODES)
+    zones: tuple[str, ...] | None = None
+    capacity_block: CapacityBlock | None = None
+    fabric: Fabric | None = None
+
+    _unique = field_validator("devices")(_unique_devices)
+
+    @model_validator(mode="after")
+    def _one_way(self) -> Self:
+        if self.nodes is not None and (self.node_count is not None or self.max_node_count is not None):
+            msg = "nodes replaces Modelplane's nodeCount and maxNodeCount: set one or the other"
+            raise ValueError(msg)
+        if self.devices is not None and self.class_name is not None:
+            msg = "a pool lists its devices or names an InferenceClass (className), not both"
+            raise ValueError(msg)
+        if self.nodes is None and self.node_count is None and self.max_node_count is None and self.class_name is None:
+            msg = "a pool needs nodes (or Modelplane's className, nodeCount or maxNodeCount)"
+            raise ValueError(msg)
+        return self
+
+    @property
+    def schedulable_nodes(self) -> int:
+        """`nodes`; for a Modelplane pool maxNodeCount, else nodeCount (default 1), as Modelplane publishes it."""
+        if self.nodes is not None:
+            return self.nodes
+        if self.max_node_count is not None:
+            return self.max_node_count
+        return 1 if self.node_count is None else self.node_count
 
     def to_domain(self) -> m.NodePool:
-        return m.NodePool(
-            name=self.name,
-            nodes=self.nodes,
-            devices=tuple(d.to_domain() for d in sorted(self.devices or (), key=lambda d: d.name)),
-        )
+        """The pool as spec says it; a className pool's devices are known only once published."""
+        return _domain_pool(self.name, self.schedulable_nodes, self.devices or ())
 
 
-def _unique_pools(pools: tuple[NodePool, ...] | None) -> tuple[NodePool, ...] | None:
+class PublishedPool(Wire):
+    """A pool of status.gpuPools: what the scheduler matches against."""
+
+    name: str = Field(min_length=1, max_length=63, pattern=DNS_LABEL)
+    nodes: Int = Field(default=0, ge=0, le=MAX_NODES)
+    devices: tuple[Annotated[PublishedDevice, WrapValidator(_memoised)], ...] | None = Field(
+        default=None, max_length=16
+    )
+
+    _unique = field_validator("devices")(_unique_devices)
+
+    def to_domain(self) -> m.NodePool:
+        return _domain_pool(self.name, self.nodes, self.devices or ())
+
+
+def _unique_pools(pools: tuple[NodePool, ...] | tuple[PublishedPool, ...] | None) -> object:
     unique("node pool names", [p.name for p in pools or ()])
     return pools
 
@@ -155,6 +221,7 @@ class Kai(Wire):
 
 
 class ClusterSpec(Wire):
+    cluster: ClusterSource | None = None  # Modelplane's provisioning: accepted, no effect here
     taints: tuple[Taint, ...] | None = Field(default=None, max_length=32)
     allowed_namespaces: tuple[str, ...] | None = Field(default=None, max_length=256)
     allowed_namespace_selector: LabelSelector | None = None
@@ -179,7 +246,7 @@ class Condition(Observed):
 
 
 class ClusterStatus(Observed):
-    gpu_pools: tuple[NodePool, ...] | None = None
+    gpu_pools: tuple[PublishedPool, ...] | None = None
     provider_config_ref: NameRef | None = None  # Modelplane publishes the ProviderConfig here
     conditions: tuple[Condition, ...] | None = None
 
@@ -229,15 +296,3 @@ def parse_cluster(obj: Mapping[str, Any], *, devices: MutableMapping[str, Any] |
         topology_preferred_level=kai.preferred_topology_level,
         pools=tuple(p.to_domain() for p in sorted(pools or (), key=lambda p: p.name)),
     )
-
-
-def gpu_pools_status(cluster_obj: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """`status.gpuPools` as the IC Composition publishes it: spec.nodePools, defaults filled, sorted by name."""
-    spec = validate(ClusterSpec, cluster_obj.get("spec") or {}, "spec")
-    pools = sorted(spec.node_pools or (), key=lambda p: p.name)
-    out: list[dict[str, Any]] = []
-    for pool in pools:
-        devices = sorted(pool.devices or (), key=lambda d: d.name)
-        published = pool.model_copy(update={"devices": tuple(devices)})
-        out.append(dump(published))
-    return out

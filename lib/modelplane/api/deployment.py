@@ -17,6 +17,7 @@ from modelplane.api.common import (
     DeviceConstraint,
     LabelSelector,
     ModelSpec,
+    NameRef,
     Parallelism,
     Serving,
     Toleration,
@@ -150,6 +151,7 @@ class TemplateSpec(Wire):
     serving: Serving | None = None
     scheduling: Scheduling | None = None
     engines: tuple[Engine, ...] = Field(min_length=1, max_length=8)
+    model_cache_ref: NameRef | None = None  # Modelplane's ModelCache: accepted, no effect here (api.compat)
 
     @field_validator("engines")
     @classmethod

@@ -15,9 +15,9 @@ from typing import Any, NoReturn, cast
 
 from modelplane import model as m
 from modelplane.api.deployment import DNS_LABEL, check_member_roles, metadata
-from modelplane.api.replica import MACHINERY_PREFIXES, replica_index
+from modelplane.api.replica import MACHINERY_PREFIXES, owner, replica_index
 from modelplane.errors import SpecError
-from modelplane.names import LABEL_CLUSTER, LABEL_DEPLOYMENT, LABEL_REPLICA_INDEX
+from modelplane.names import LABEL_CLUSTER, LABEL_REPLICA_INDEX
 
 # What is read, as nested field names; None takes the whole value. A mapping applies to an object,
 # or to each item of a list. ENGINE_FIELDS apply to each item of spec.engines.
@@ -112,6 +112,9 @@ def _device_request(obj: object, path: str) -> m.ResolvedDeviceRequest:
             cel = _object(s, where, "ResolvedSelector").get("cel", _MISSING)
             if cel is _MISSING:
                 _fail(f"{where}.cel", "Field required")
+            if isinstance(cel, str):  # Modelplane's replicas: `cel: <string>`
+                expressions.append(_string(cel, f"{where}.cel"))
+                continue
             cel = _object(cel, f"{where}.cel", "CelExpression")
             expressions.append(_string(cel.get("expression", _MISSING), f"{where}.cel.expression"))
     return m.ResolvedDeviceRequest(name=name, device_class_name=device_class, count=count, selectors=tuple(expressions))
@@ -183,13 +186,10 @@ def parse_ledger_replica(
     cluster_name = _string(spec.get("clusterName", _MISSING), "spec.clusterName", most=253)
     if engines is None:
         engines = ledger_engines(spec.get("engines", _MISSING))
-    deployment = labels.get(LABEL_DEPLOYMENT)
-    if not deployment:
-        _fail(f"metadata.labels[{LABEL_DEPLOYMENT}]", "required")
     return m.ModelReplica(
         namespace=str(meta.get("namespace") or "default"),
         name=str(meta["name"]),
-        deployment=deployment,
+        deployment=owner(labels),
         cluster=labels.get(LABEL_CLUSTER) or cluster_name,
         index=replica_index(labels.get(LABEL_REPLICA_INDEX)),
         engines=engines,

@@ -5,14 +5,20 @@
 form (what `parse_deployment` produces). Identity lives in the labels: deployment, cluster and
 replica index; the remaining labels of an observed replica are the deployment's template labels
 (labels under modelplane.ai/ and crossplane.io/ are machinery and not carried over).
+
+Replicas composed by Modelplane read too, so a fleet migrating from it keeps its accounting:
+selectors as `cel: <string>` (ours are DRA's `cel: {expression}`), no spec.scheduling (queue
+`default`), no replica-index label (index 0, as Modelplane reads it), and `modelCacheRef`
+(accepted, no effect). A replica without a deployment label belongs to no deployment.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from typing import Any, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from modelplane import model as m
 from modelplane.api._wire import Count, Observed, Wire, dump, maybe, unique, validate
@@ -31,14 +37,20 @@ from modelplane.names import (
 )
 
 MACHINERY_PREFIXES = (RESERVED_LABEL_PREFIX, "crossplane.io/")
+MAX_REPLICA_INDEX = 99_999  # indexes are the lowest free per cluster, so below the 1,024 replicas a deployment may ask
 
 
 class CelExpression(Wire):
     expression: str = Field(min_length=1)
 
 
+def _cel_string(value: object) -> object:
+    """Modelplane's replicas carry a selector as `cel: <string>`, ours as DRA's `cel: {expression}`."""
+    return {"expression": value} if isinstance(value, str) else value
+
+
 class ResolvedSelector(Wire):
-    cel: CelExpression
+    cel: Annotated[CelExpression, BeforeValidator(_cel_string)]
 
 
 class ResolvedDeviceRequest(Wire):
@@ -152,6 +164,7 @@ class ReplicaSpec(Wire):
     serving: Serving | None = None
     scheduling: ReplicaScheduling = Field(default_factory=lambda: ReplicaScheduling(queue="default"))
     engines: tuple[ReplicaEngine, ...] = Field(min_length=1, max_length=8)
+    model_cache_ref: NameRef | None = None  # Modelplane's ModelCache: accepted, no effect here (api.compat)
     crossplane: dict[str, Any] | None = None  # Crossplane's own machinery on observed XRs
 
     @field_validator("engines")
@@ -176,15 +189,11 @@ def parse_replica(obj: Mapping[str, Any]) -> m.ModelReplica:
     labels: Mapping[str, str] = meta.get("labels") or {}
     spec = validate(ReplicaSpec, obj.get("spec"), "spec")
     status = validate(ReplicaStatus, obj.get("status") or {}, "status")
-    deployment = labels.get(LABEL_DEPLOYMENT)
-    if not deployment:
-        msg = f"metadata.labels[{LABEL_DEPLOYMENT}]: required"
-        raise SpecError(msg)
     scheduling = spec.scheduling
     return m.ModelReplica(
         namespace=str(meta.get("namespace") or "default"),
         name=str(meta["name"]),
-        deployment=deployment,
+        deployment=owner(labels),
         cluster=labels.get(LABEL_CLUSTER) or spec.cluster_name,
         index=replica_index(labels.get(LABEL_REPLICA_INDEX)),
         engines=tuple(e.to_domain() for e in spec.engines),
@@ -202,9 +211,30 @@ def parse_replica(obj: Mapping[str, Any]) -> m.ModelReplica:
     )
 
 
-def replica_index(value: str | None) -> int:
-    if value is None or not value.isdigit():
-        msg = f"metadata.labels[{LABEL_REPLICA_INDEX}]: must be a non-negative integer, got {value!r}"
+def owner(labels: Mapping[str, str]) -> str:
+    """The deployment label; "" when absent: no deployment's replica, charged in every ledger (as in Modelplane)."""
+    return str(labels.get(LABEL_DEPLOYMENT) or "")
+
+
+# ASCII digits only: str.isdigit() and int() also take other scripts' digits (ARABIC-INDIC DIGIT
+# ONE is 1), isdigit() takes superscripts that int() then refuses, and int() refuses 4,300+ digits.
+_INDEX = re.compile(r"[0-9]{1,5}")  # up to MAX_REPLICA_INDEX
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:32]}... ({len(text)} characters)"  # noqa: PLR2004
+
+
+def replica_index(value: object) -> int:
+    """The replica-index label as an int; absent is 0 (a Modelplane replica from before the label, as there)."""
+    if value is None:
+        return 0
+    if not isinstance(value, str) or not _INDEX.fullmatch(value):
+        msg = (
+            f"metadata.labels[{LABEL_REPLICA_INDEX}]: must be a decimal number from 0 to {MAX_REPLICA_INDEX} "
+            f"in ASCII digits, got {_shown(value)}"
+        )
         raise SpecError(msg)
     return int(value)
 

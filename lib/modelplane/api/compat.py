@@ -1,0 +1,69 @@
+"""Modelplane fields accepted for compatibility that have no effect here, named for the XR's condition.
+
+Modelplane's manifests apply unchanged, but some of their fields belong to what Modelplane does
+besides scheduling: provisioning clusters and node pools, and model caches. The parsers accept
+them (closed shapes, so a typo stays an error); this module lists the ones an object sets, with
+why they do nothing, so the function can say so on the object instead of ignoring them silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, cast
+
+from modelplane.names import KIND_CLUSTER, KIND_DEPLOYMENT, KIND_REPLICA
+
+CLUSTER_PROVISIONING = "cluster provisioning: reach an existing cluster through spec.providerConfigRef"
+POOL_PROVISIONING = "node pool provisioning"
+MODEL_CACHE = "model caches: KServe's storage initializer downloads the model"
+POOL_FIELDS = ("minNodeCount", "zones", "fabric", "capacityBlock")
+MAX_LISTED = 12  # fields named in a message; the rest are counted
+
+
+@dataclass(frozen=True, slots=True)
+class IgnoredField:
+    path: str
+    why: str
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return cast("Mapping[str, Any]", value) if isinstance(value, Mapping) else {}
+
+
+def _cluster(spec: Mapping[str, Any]) -> list[IgnoredField]:
+    out = [IgnoredField("spec.cluster", CLUSTER_PROVISIONING)] if "cluster" in spec else []
+    pools = spec.get("nodePools")
+    for pool in cast("list[Any]", pools) if isinstance(pools, list) else []:
+        p = _mapping(pool)
+        where = f"spec.nodePools[{p.get('name')}]"
+        out.extend(IgnoredField(f"{where}.{f}", POOL_PROVISIONING) for f in POOL_FIELDS if f in p)
+    return out
+
+
+def ignored_fields(obj: Mapping[str, Any]) -> tuple[IgnoredField, ...]:
+    """The Modelplane-only fields `obj` (an XR of ours, as a dict) sets, in spec order."""
+    spec = _mapping(obj.get("spec"))
+    kind = obj.get("kind")
+    if kind == KIND_CLUSTER:
+        return tuple(_cluster(spec))
+    if kind == KIND_DEPLOYMENT:
+        template = _mapping(_mapping(spec.get("template")).get("spec"))
+        if "modelCacheRef" in template:
+            return (IgnoredField("spec.template.spec.modelCacheRef", MODEL_CACHE),)
+    if kind == KIND_REPLICA and "modelCacheRef" in spec:
+        return (IgnoredField("spec.modelCacheRef", MODEL_CACHE),)
+    return ()
+
+
+def ignored_message(fields: tuple[IgnoredField, ...]) -> str:
+    """One sentence per reason, fields in order: `No effect here (cluster provisioning: ...): spec.cluster.`"""
+    by_why: dict[str, list[str]] = {}
+    for f in fields:
+        by_why.setdefault(f.why, []).append(f.path)
+    parts: list[str] = []
+    for why, paths in by_why.items():
+        shown = ", ".join(paths[:MAX_LISTED])
+        more = f" and {len(paths) - MAX_LISTED} more" if len(paths) > MAX_LISTED else ""
+        parts.append(f"No effect here ({why}): {shown}{more}.")
+    return " ".join(parts)

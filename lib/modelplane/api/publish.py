@@ -1,0 +1,79 @@
+"""What an InferenceCluster publishes as `status.gpuPools`: its pools, each with its devices.
+
+A pool lists its devices, or names a Modelplane InferenceClass (`className`) whose `spec.devices`
+it takes verbatim, as Modelplane's InferenceCluster composition does. The function reads the
+classes the cluster names (`class_names`) and hands them in; only their `spec.devices` is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, cast
+
+from pydantic import Field, field_validator
+
+from modelplane.api._wire import Observed, dump, unique, validate
+from modelplane.api.cluster import ClusterSpec, Device
+from modelplane.errors import SpecError
+
+
+class MissingInferenceClassError(SpecError):
+    """A pool names an InferenceClass that does not exist (yet)."""
+
+    reason = "InferenceClassNotFound"
+
+
+class InferenceClassSpec(Observed):
+    """The part of a Modelplane InferenceClass read here; provisioning and the rest are ignored."""
+
+    devices: tuple[Device, ...] = Field(min_length=1, max_length=16)
+
+    @field_validator("devices")
+    @classmethod
+    def _unique(cls, devices: tuple[Device, ...]) -> tuple[Device, ...]:
+        unique("device names", [d.name for d in devices])
+        return devices
+
+
+def class_names(cluster_obj: Mapping[str, Any]) -> tuple[str, ...]:
+    """The InferenceClasses spec.nodePools name, sorted and distinct; malformed entries are the parser's to report."""
+    spec = cluster_obj.get("spec")
+    if not isinstance(spec, Mapping):
+        return ()
+    pools = cast("Mapping[str, Any]", spec).get("nodePools")
+    if not isinstance(pools, list):
+        return ()
+    found = {cast("Mapping[str, Any]", p).get("className") for p in cast("list[Any]", pools) if isinstance(p, Mapping)}
+    return tuple(sorted(n for n in found if isinstance(n, str) and n))
+
+
+def _class_devices(name: str, obj: Mapping[str, Any] | None) -> tuple[Device, ...]:
+    if obj is None:
+        msg = f"InferenceClass {name} (named by spec.nodePools[].className) does not exist"
+        raise MissingInferenceClassError(msg)
+    try:
+        return validate(InferenceClassSpec, obj.get("spec"), "spec").devices
+    except SpecError as e:
+        msg = f"InferenceClass {name}: {e}"
+        raise SpecError(msg) from e
+
+
+def gpu_pools_status(
+    cluster_obj: Mapping[str, Any], classes: Mapping[str, Mapping[str, Any] | None] | None = None
+) -> list[dict[str, Any]]:
+    """`status.gpuPools` as the IC Composition publishes it: sorted by name, defaults filled.
+
+    `classes`: the InferenceClass objects by name (None: not found) for every name `class_names`
+    returns. Raises SpecError naming the bad field or the missing class.
+    """
+    spec = validate(ClusterSpec, cluster_obj.get("spec") or {}, "spec")
+    out: list[dict[str, Any]] = []
+    for pool in sorted(spec.node_pools or (), key=lambda p: p.name):
+        devices = pool.devices
+        if pool.class_name is not None:
+            devices = _class_devices(pool.class_name, (classes or {}).get(pool.class_name))
+        published: dict[str, Any] = {"name": pool.name, "nodes": pool.schedulable_nodes}
+        if devices is not None:
+            published["devices"] = [dump(d) for d in sorted(devices, key=lambda d: d.name)]
+        out.append(published)
+    return out
