@@ -14,9 +14,9 @@ from typing import Any, cast
 
 from modelplane.names import KIND_CLUSTER, KIND_DEPLOYMENT, KIND_REPLICA
 
-CLUSTER_PROVISIONING = "cluster provisioning: reach an existing cluster through spec.providerConfigRef"
+CLUSTER_PROVISIONING = "cluster provisioning; clusters are reached through spec.providerConfigRef"
 POOL_PROVISIONING = "node pool provisioning"
-MODEL_CACHE = "model caches: KServe's storage initializer downloads the model"
+MODEL_CACHE = "model caches; KServe's storage initializer downloads the model"
 POOL_FIELDS = ("minNodeCount", "zones", "fabric", "capacityBlock")
 MAX_LISTED = 12  # fields named in a message; the rest are counted
 
@@ -57,7 +57,7 @@ def ignored_fields(obj: Mapping[str, Any]) -> tuple[IgnoredField, ...]:
 
 
 def ignored_message(fields: tuple[IgnoredField, ...]) -> str:
-    """One sentence per reason, fields in order: `No effect here (cluster provisioning: ...): spec.cluster.`"""
+    """`Accepted for Modelplane compatibility, no effect here: <paths> (<why>); ...`, fields in order."""
     by_why: dict[str, list[str]] = {}
     for f in fields:
         by_why.setdefault(f.why, []).append(f.path)
@@ -65,5 +65,5 @@ def ignored_message(fields: tuple[IgnoredField, ...]) -> str:
     for why, paths in by_why.items():
         shown = ", ".join(paths[:MAX_LISTED])
         more = f" and {len(paths) - MAX_LISTED} more" if len(paths) > MAX_LISTED else ""
-        parts.append(f"No effect here ({why}): {shown}{more}.")
-    return " ".join(parts)
+        parts.append(f"{shown}{more} ({why})")
+    return f"Accepted for Modelplane compatibility, no effect here: {'; '.join(parts)}."
