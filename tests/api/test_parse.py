@@ -760,6 +760,30 @@ ERROR_CASES = [
         "spec.nodePools[0].nodes: Input should be greater than or equal to 0",
     ),
     ErrorCase(
+        "a device attribute string longer than the XRD allows",
+        parse_cluster,
+        {
+            "metadata": {"name": "c"},
+            "spec": {
+                "nodePools": [
+                    {
+                        "name": "p",
+                        "nodes": 1,
+                        "devices": [
+                            {
+                                "name": "g",
+                                "driver": "d",
+                                "deviceClassName": "d",
+                                "attributes": {"t": {"string": "a" * 254}},
+                            }
+                        ],
+                    }
+                ]
+            },
+        },
+        "spec.nodePools[0].devices[0].attributes.t.string: String should have at most 253 characters",
+    ),
+    ErrorCase(
         "an explicit model name longer than the XRD allows",
         parse_deployment,
         md(model={"uri": "hf://Qwen/Qwen3-8B", "name": "a" * 254}),

@@ -84,7 +84,7 @@ class Case:
     want: dict[str, Any]
 
 
-ONE_NODE = {"nodes": 1}
+ONE_NODE = 1
 LEGACY = modelplane_replica("a", name="legacy-7f3a1", deployment="legacy", namespace="team-b")
 OWN = modelplane_replica("a", name="llama-5c2e9", composed_as="replica-a-0")
 UNLABELLED = modelplane_replica("a", name="llama-5c2e9", deployment=None, composed_as="replica-a-0")
@@ -140,7 +140,7 @@ DEPLOYMENT_CASES = [
         name="another deployment's Modelplane replica takes its node in the ledger",
         req=request(
             deployment(replicas=2),
-            required=resolved(clusters=[cluster("a", **ONE_NODE), cluster("b", **ONE_NODE)], replicas=[LEGACY]),
+            required=resolved(clusters=[cluster("a", nodes=ONE_NODE), cluster("b", nodes=ONE_NODE)], replicas=[LEGACY]),
         ),
         want=response(
             status={

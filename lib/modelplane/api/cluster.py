@@ -36,10 +36,11 @@ from modelplane.devices.semver import is_semver
 
 
 class Attribute(Wire):
-    string: str | None = None
-    version: str | None = None
+    # the XRD's bounds: a value it would reject must not reach the published gpuPools
+    string: str | None = Field(default=None, max_length=253)
+    version: str | None = Field(default=None, max_length=64)
     bool_: bool | None = Field(default=None, alias="bool")
-    int_: Int | None = Field(default=None, alias="int")
+    int_: Int | None = Field(default=None, alias="int", ge=-(2**63), le=2**63 - 1)  # format: int64
 
     @model_validator(mode="after")
     def _exactly_one(self) -> Self:
