@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from modelplane import model as m
 from modelplane.api import gpu_pools_status, parse_cluster, parse_ledger_replica, parse_replica
+from modelplane.errors import SpecError
 
 GPU = {"name": "gpu", "driver": "gpu.nvidia.com", "deviceClassName": "gpu.nvidia.com", "count": 8}
 CLASS = {"apiVersion": "modelplane.ai/v1alpha1", "kind": "InferenceClass", "metadata": {"name": "h100-8x"}}
@@ -160,3 +161,12 @@ def test_a_modelplane_replica_reads_in_full_and_for_the_ledger(case: ReplicaCase
 
 def _fields(r: m.ModelReplica) -> dict[str, Any]:
     return {f: getattr(r, f) for f in ("namespace", "name", "deployment", "cluster", "index", "labels")}
+
+
+def test_the_device_memo_does_not_let_a_published_count_of_zero_into_a_spec() -> None:
+    memo: dict[str, Any] = {}
+    device = {**GPU, "count": 0}
+    parse_cluster({**ic(), "status": {"gpuPools": [{"name": "p", "nodes": 1, "devices": [device]}]}}, devices=memo)
+    with pytest.raises(SpecError) as e:
+        parse_cluster(ic({"name": "p", "nodes": 1, "devices": [device]}), devices=memo)
+    assert str(e.value) == "spec.nodePools[0].devices[0].count: Input should be greater than or equal to 1"

@@ -112,22 +112,28 @@ class PublishedDevice(Device):
 DEVICES = "devices"  # the validation context key of a device memo (see parse_cluster)
 
 
-def _memoised(value: object, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> object:
-    """A device validated once per content when the caller passes a memo: fleets repeat a few device kinds."""
-    context = cast("dict[str, Any] | None", info.context)
-    memo = cast("MutableMapping[str, Device] | None", context.get(DEVICES) if context is not None else None)
-    if memo is None or not isinstance(value, Mapping):
-        return handler(value)
-    try:
-        # spec and status devices differ in what they allow (count 0): one memo entry per field
-        key = f"{info.field_name}:{json.dumps(value, sort_keys=True)}"
-    except (TypeError, ValueError):  # not JSON-shaped: validation says why
-        return handler(value)
-    device = memo.get(key)
-    if device is None:
-        device = handler(value)
-        memo[key] = device
-    return device
+def _memoised(kind: str) -> WrapValidator:
+    """A device validated once per content when the caller passes a memo: fleets repeat a few device kinds.
+
+    `kind` keeps spec and status devices apart: they differ in what they allow (a count of 0).
+    """
+
+    def validate_once(value: object, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> object:
+        context = cast("dict[str, Any] | None", info.context)
+        memo = cast("MutableMapping[str, Device] | None", context.get(DEVICES) if context is not None else None)
+        if memo is None or not isinstance(value, Mapping):
+            return handler(value)
+        try:
+            key = f"{kind}:{json.dumps(value, sort_keys=True)}"
+        except (TypeError, ValueError):  # not JSON-shaped: validation says why
+            return handler(value)
+        device = memo.get(key)
+        if device is None:
+            device = handler(value)
+            memo[key] = device
+        return device
+
+    return WrapValidator(validate_once)
 
 
 def _unique_devices(devices: tuple[Device, ...] | None) -> tuple[Device, ...] | None:
@@ -148,7 +154,7 @@ class NodePool(Wire):
 
     name: str = Field(min_length=1, max_length=63, pattern=DNS_LABEL)
     nodes: Int | None = Field(default=None, ge=0, le=MAX_NODES)
-    devices: tuple[Annotated[Device, WrapValidator(_memoised)], ...] | None = Field(default=None, max_length=16)
+    devices: tuple[Annotated[Device, _memoised("spec")], ...] | None = Field(default=None, max_length=16)
     class_name: str | None = Field(default=None, min_length=1, max_length=253)
     node_count: Int | None = Field(default=None, ge=0, le=MAX_NODES)
     max_node_count: Int | None = Field(default=None, ge=1, le=MAX_NODES)
@@ -192,9 +198,7 @@ class PublishedPool(Wire):
 
     name: str = Field(min_length=1, max_length=63, pattern=DNS_LABEL)
     nodes: Int = Field(default=0, ge=0, le=MAX_NODES)
-    devices: tuple[Annotated[PublishedDevice, WrapValidator(_memoised)], ...] | None = Field(
-        default=None, max_length=16
-    )
+    devices: tuple[Annotated[PublishedDevice, _memoised("status")], ...] | None = Field(default=None, max_length=16)
 
     _unique = field_validator("devices")(_unique_devices)
 
