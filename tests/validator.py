@@ -1,39 +1,36 @@
-"""The shared schema validator (`../shared/tools/validate-manifests`) as every test calls it."""
+"""The schema validator every test calls: tests/kubeschema over schemas/upstream and this repository's XRDs.
+
+It runs in-process on the repository's own files, so every schema test runs on any clone.
+`../shared/tools/validate-manifests`, when checked out next to the repository, is an independent
+second opinion: tests/kubeschema/test_agreement.py and .ci/run compare against it.
+"""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
+from tests.kubeschema.report import Run, validate_files
+from tests.kubeschema.validate import Validator
+
 ROOT = Path(__file__).resolve().parents[1]
-VALIDATOR = ROOT.parent / "shared" / "tools" / "validate-manifests"
 APIS = ROOT / "apis"
+SHARED_VALIDATOR = ROOT.parent / "shared" / "tools" / "validate-manifests"
 
 
-def require_validator() -> None:
-    """Skip, saying why, when the shared tools are not checked out next to the repository."""
-    if not VALIDATOR.is_file():
-        pytest.skip(f"{VALIDATOR} is absent: the shared schema validator is not checked out next to the repo")
+@cache
+def validator(*, xrds: bool = True) -> Validator:
+    """One validator per process (schemas are read once), knowing this repository's XRDs when `xrds`."""
+    return Validator(xrds=[APIS] if xrds else [])
 
 
-def run_validator(*files: Path, xrds: bool = True) -> subprocess.CompletedProcess[str]:
+def run_validator(*files: Path, xrds: bool = True) -> Run:
     """Validate files against the upstream schemas (and, with `xrds`, this repository's XRDs)."""
-    require_validator()
-    args: Sequence[str] = ("--xrd", str(APIS)) if xrds else ()
-    return subprocess.run(
-        [sys.executable, str(VALIDATOR), *args, *map(str, files)],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=ROOT,
-        timeout=300,
-    )
+    return validate_files(validator(xrds=xrds), files)
 
 
 def validate_documents(docs: Sequence[dict[str, Any]], tmp_path: Path) -> tuple[int, list[str]]:

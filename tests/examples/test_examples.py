@@ -14,7 +14,7 @@ import pytest
 import yaml
 from modelplane_function.render import render_stream
 
-from tests.validator import require_validator, run_validator
+from tests.validator import run_validator
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -51,7 +51,6 @@ def test_example_renders_expected_output(name: str, request: pytest.FixtureReque
 
 @pytest.mark.parametrize("name", NAMES)
 def test_example_output_validates(name: str, tmp_path: Path) -> None:
-    require_validator()
     out = tmp_path / f"{name}.yaml"
     out.write_text(_render(name))
     run = run_validator(out)
