@@ -160,7 +160,7 @@ class Catalog:
     def _crd_versions(self, name: str) -> dict[str, KindSchema] | None:
         if name not in self._crds and name in self._files:
             path = self.root / self._files[name]
-            for crd in _load_yaml(path):
+            for crd in load_yaml(path):
                 if crd.get("kind") == "CustomResourceDefinition":
                     self._crds[name] = _crd_kinds(crd, f"CRD {self._files[name]}")
         return self._crds.get(name)
@@ -173,7 +173,8 @@ class Catalog:
 
 
 @cache
-def _load_yaml(path: Path) -> list[dict[str, Any]]:
+def load_yaml(path: Path) -> list[dict[str, Any]]:
+    """The mappings of a schema file, read once per process."""
     with path.open() as f:
         return [cast("dict[str, Any]", d) for d in yaml.load_all(f, Loader=_LOADER) if isinstance(d, dict)]
 

@@ -7,7 +7,9 @@ from typing import Any
 
 import pytest
 
-from tests.kubeschema.cel import Outcome, Verdict, escape, evaluate, re2_search, to_cel
+from tests.kubeschema.catalog import UPSTREAM, load_yaml, sources
+from tests.kubeschema.cel import Outcome, Verdict, compile_problem, escape, evaluate, re2_search, to_cel
+from tests.validator import APIS
 
 
 @dataclass(frozen=True)
@@ -111,3 +113,18 @@ def test_names_cel_cannot_address() -> None:
 def test_re2_patterns() -> None:
     got = [re2_search(p, t) for p, t in [("^a\\z", "a"), ("^\\p{Lu}", "Ab"), ("^\\p{Lu}", "ab"), ('"', 'a"b')]]
     assert got == [True, True, False, True]
+
+
+def _rules(node: Any) -> list[str]:
+    if isinstance(node, dict):
+        own = [r[k] for r in node.get("x-kubernetes-validations", []) for k in ("rule", "messageExpression") if k in r]
+        return own + [e for k, v in node.items() if k != "x-kubernetes-validations" for e in _rules(v)]
+    return [e for v in node for e in _rules(v)] if isinstance(node, list) else []
+
+
+def test_every_rule_we_can_meet_compiles_here() -> None:
+    """Every rule of the vendored CRDs and of our XRDs is in this environment (transition rules compile too)."""
+    files = [UPSTREAM / s.file for s in sources() if s.crd] + sorted(APIS.glob("*/definition.yaml"))
+    expressions = sorted({e for f in files for e in _rules(load_yaml(f))})
+    assert len(expressions) > 90
+    assert {e: compile_problem(e) for e in expressions if compile_problem(e)} == {}
