@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -136,7 +137,7 @@ def _rules(node: Schema, value: Any, path: Path, found: Findings) -> None:
     self_value = cel.root_to_cel(value, node) if not path else cel.to_cel(value, node)
     for rule in entries:
         verdict = cel.evaluate(rule, self_value)
-        where = (*path, *_field_path(rule))
+        where = (*path, *field_path(rule))
         if verdict.outcome is cel.Outcome.PASSED:
             found.rules_passed += 1
         elif verdict.outcome is cel.Outcome.TRANSITION:
@@ -147,13 +148,14 @@ def _rules(node: Schema, value: Any, path: Path, found: Findings) -> None:
             found.errors.append((where, f"CEL rule error: {verdict.detail}"))
 
 
-def _field_path(rule: Mapping[str, Any]) -> Path:
-    """A rule's `fieldPath` (`.spec.x` or `.spec['x']`), as path parts."""
-    text = str(rule.get("fieldPath") or "")
+_FIELD_PATH_PART = re.compile(r"\.([^.\[]+)|\['((?:[^'\\]|\\.)*)'\]|\[(\d+)\]")
+
+
+def field_path(rule: Mapping[str, Any]) -> Path:
+    """A rule's `fieldPath` (`.spec.x`, `.spec['x.y']`, `.list[0]`), as path parts."""
     parts: list[str | int] = []
-    for piece in text.replace("['", ".").replace("']", "").split("."):
-        if piece:
-            parts.append(piece)
+    for name, key, index in _FIELD_PATH_PART.findall(str(rule.get("fieldPath") or "")):
+        parts.append(int(index) if index else name or key.replace("\\'", "'"))
     return tuple(parts)
 
 

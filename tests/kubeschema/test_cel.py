@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -116,10 +116,14 @@ def test_re2_patterns() -> None:
 
 
 def _rules(node: Any) -> list[str]:
-    if isinstance(node, dict):
-        own = [r[k] for r in node.get("x-kubernetes-validations", []) for k in ("rule", "messageExpression") if k in r]
-        return own + [e for k, v in node.items() if k != "x-kubernetes-validations" for e in _rules(v)]
-    return [e for v in node for e in _rules(v)] if isinstance(node, list) else []
+    if isinstance(node, list):
+        return [e for v in cast("list[Any]", node) for e in _rules(v)]
+    if not isinstance(node, dict):
+        return []
+    node = cast("dict[str, Any]", node)
+    entries = cast("list[dict[str, str]]", node.get("x-kubernetes-validations", []))
+    own = [r[k] for r in entries for k in ("rule", "messageExpression") if k in r]
+    return own + [e for k, v in node.items() if k != "x-kubernetes-validations" for e in _rules(v)]
 
 
 def test_every_rule_we_can_meet_compiles_here() -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.kubeschema.structural import field_path
 from tests.kubeschema.validate import ObjectReport, Validator
 
 SAMPLES = Path(__file__).parent / "samples"
@@ -447,3 +448,13 @@ CASES = [
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_validate(case: Case) -> None:
     assert [got(r) for r in validator().validate(case.obj, "case")] == case.want
+
+
+def test_rule_field_paths_are_parsed_like_the_api_server() -> None:
+    paths = [".backup", ".spec['a.b'].c", ".list[2].x", ".m['it\\'s']"]
+    assert [field_path({"fieldPath": p}) for p in paths] == [
+        ("backup",),
+        ("spec", "a.b", "c"),
+        ("list", 2, "x"),
+        ("m", "it's"),
+    ]
