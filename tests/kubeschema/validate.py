@@ -5,8 +5,9 @@ applied, then the schema (jsonschema over the converted schema: types, enums, bo
 required and unknown fields), ObjectMeta, the scale subresource's replica paths, list-type
 uniqueness, embedded resources, and last the CEL rules, which the API server skips when an
 earlier error is blocking (a wrong type, a missing required field, a value too long or not in
-its enum). Then the validating webhooks of `webhooks`. An XRD is also rendered into its CRD, and
-every rule in it compiled, so an XRD Crossplane could not serve fails here.
+its enum). Then, for an object the schema accepts, the validating webhooks of `webhooks`, and
+for an XRD the CRD Crossplane would render from it and every rule in it compiled, so an XRD
+Crossplane could not serve fails here.
 """
 
 from __future__ import annotations
@@ -108,12 +109,12 @@ class Validator:
         if blocking and schema.structural:
             report.warnings.append("CEL rules not evaluated: the errors above stop the API server before them")
         hook = webhooks.WEBHOOKS.get((schema.group, schema.kind))
-        if hook is not None:
+        if hook is not None and not report.errors:  # validating admission follows schema validation
             source, check = hook
             hook_errors, hook_warnings = check(work)
             report.errors += [f"{e} ({source})" for e in hook_errors]
             report.warnings += [f"{w} ({source})" for w in hook_warnings]
-        if (schema.group, schema.kind) == _XRD:
+        if (schema.group, schema.kind) == _XRD and not report.errors:
             report.errors += _xrd_errors(work)
 
 
@@ -136,7 +137,8 @@ def _xrd_errors(xrd: Mapping[str, Any]) -> list[str]:
     except xcrd.XrdError as error:
         return [f"Crossplane cannot render a CRD from it: {error}"]
     errors: list[str] = []
-    versions = cast("list[Mapping[str, Any]]", cast("Mapping[str, Any]", xrd["spec"]).get("versions") or [])
+    # render_crd succeeded: every version is a mapping with a well-formed schema.
+    versions = cast("list[Mapping[str, Any]]", cast("Mapping[str, Any]", xrd["spec"])["versions"])
     for index, version in enumerate(versions):
         schema = cast("Mapping[str, Any]", version["schema"]["openAPIV3Schema"])
         for path, rule in _rules(schema, ("spec", "versions", index, "schema", "openAPIV3Schema")):

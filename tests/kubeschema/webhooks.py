@@ -1,5 +1,7 @@
 """Validating-webhook rules the schemas do not carry, for the kinds we emit (create operation).
 
+Validating admission runs after schema validation, so these see only schema-valid objects.
+
 - KAI PodGroup: kai-scheduler/KAI-Scheduler pkg/apis/scheduling/v2alpha2/podgroup_webhook.go
   (d5bc503a). Errors: minMember and minSubGroup together (PodGroup or SubGroup), duplicate
   SubGroup names, a parent that does not exist, a cycle, minSubGroup on a leaf, no minMember on
@@ -27,7 +29,8 @@ def _map(value: Any) -> Obj:
 
 
 def _maps(value: Any) -> list[Obj]:
-    return [cast("Obj", v) for v in cast("list[Any]", value)] if isinstance(value, list) else []
+    items = cast("list[Any]", value) if isinstance(value, list) else []
+    return [cast("Obj", v) for v in items if isinstance(v, Mapping)]
 
 
 def kai_podgroup(obj: Obj) -> Found:

@@ -23,7 +23,7 @@ Claim CRDs (v1 XRDs with claimNames) are not rendered: no API here has claims.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, cast
 
 Schema = dict[str, Any]
@@ -120,17 +120,19 @@ def scope_of(xrd: Mapping[str, Any]) -> str:
 
 def render_crd(xrd: Mapping[str, Any]) -> Schema:
     """ForCompositeResource: the CRD of the XRD's composite resource."""
-    spec = cast("Mapping[str, Any]", xrd.get("spec") or {})
-    names = cast("Mapping[str, Any]", spec.get("names") or {})
-    if not spec.get("group") or not names.get("kind") or not names.get("plural"):
+    spec = _mapping(xrd.get("spec"))
+    names = _mapping(spec.get("names"))
+    if not isinstance(spec.get("group"), str) or not names.get("kind") or not names.get("plural"):
         msg = "spec.group, spec.names.kind and spec.names.plural are required"
         raise XrdError(msg)
     scope = scope_of(xrd)
     update_policy = spec.get("defaultCompositionUpdatePolicy")
-    versions = [
-        _version(cast("Mapping[str, Any]", v), i, scope, update_policy)
-        for i, v in enumerate(cast("list[Any]", spec.get("versions") or []))
-    ]
+    listed = spec.get("versions")
+    versions = (
+        [_version(v, i, scope, update_policy) for i, v in enumerate(cast("list[Any]", listed))]
+        if isinstance(listed, list)
+        else []
+    )
     if not versions:
         msg = "spec.versions is empty"
         raise XrdError(msg)
@@ -148,11 +150,15 @@ def render_crd(xrd: Mapping[str, Any]) -> Schema:
     }
 
 
-def _version(version: Mapping[str, Any], index: int, scope: str, update_policy: str | None) -> Schema:
-    schema = cast("Mapping[str, Any]", version.get("schema") or {}).get("openAPIV3Schema")
+def _version(version: Any, index: int, scope: str, update_policy: str | None) -> Schema:
+    version = _mapping(version)
+    schema = _mapping(version.get("schema")).get("openAPIV3Schema")
     if not isinstance(schema, Mapping):
         msg = f"spec.versions[{index}].schema.openAPIV3Schema is missing: custom resource validation cannot be nil"
         raise XrdError(msg)
+    problems = list(shape_problems(cast("Mapping[str, Any]", schema), f"spec.versions[{index}].schema.openAPIV3Schema"))
+    if problems:
+        raise XrdError("; ".join(problems[:3]) + (f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""))
     source = copy.deepcopy(dict(cast("Mapping[str, Any]", schema)))
     props = cast("Mapping[str, Any]", source.get("properties") or {})
     max_length = _MAX_NAME_LENGTH
@@ -193,6 +199,54 @@ def _version(version: Mapping[str, Any], index: int, scope: str, update_policy: 
         out["deprecated"] = True
         out["deprecationWarning"] = version.get("deprecationWarning")
     return out
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return cast("Mapping[str, Any]", value) if isinstance(value, Mapping) else {}
+
+
+_TYPES = ("object", "array", "string", "integer", "number", "boolean")
+_SHAPES: dict[str, tuple[type, ...]] = {
+    "type": (str,),
+    "properties": (Mapping,),
+    "items": (Mapping,),
+    "additionalProperties": (bool, Mapping),
+    "required": (list,),
+    "enum": (list,),
+    "pattern": (str,),
+    "allOf": (list,),
+    "anyOf": (list,),
+    "oneOf": (list,),
+    "not": (Mapping,),
+    "x-kubernetes-validations": (list,),
+}
+
+
+def shape_problems(node: Mapping[str, Any], where: str) -> Iterator[str]:
+    """Keywords of wrong type, which Crossplane cannot unmarshal into a JSONSchemaProps."""
+    for key, kinds in _SHAPES.items():
+        if key in node and not isinstance(node[key], kinds):
+            yield f"{where}.{key}: cannot unmarshal {type(node[key]).__name__}"
+    if isinstance(node.get("type"), str) and node["type"] not in _TYPES:
+        yield f"{where}.type: {node['type']!r} is not one of {', '.join(_TYPES)}"
+    rules = cast("list[Any]", node["x-kubernetes-validations"]) if _is_list(node, "x-kubernetes-validations") else []
+    for index, rule in enumerate(rules):
+        if not isinstance(rule, Mapping) or not isinstance(cast("Mapping[str, Any]", rule).get("rule"), str):
+            yield f"{where}.x-kubernetes-validations[{index}]: a rule needs a CEL expression in `rule`"
+    children: list[tuple[str, Any]] = [(f"properties.{k}", v) for k, v in _mapping(node.get("properties")).items()]
+    children += [(k, node.get(k)) for k in ("items", "additionalProperties", "not") if isinstance(node.get(k), Mapping)]
+    for junctor in ("allOf", "anyOf", "oneOf"):
+        branches = cast("list[Any]", node[junctor]) if _is_list(node, junctor) else []
+        children += [(f"{junctor}[{i}]", branch) for i, branch in enumerate(branches)]
+    for name, child in children:
+        if not isinstance(child, Mapping):
+            yield f"{where}.{name}: cannot unmarshal {type(child).__name__} into a schema"
+        else:
+            yield from shape_problems(cast("Mapping[str, Any]", child), f"{where}.{name}")
+
+
+def _is_list(node: Mapping[str, Any], key: str) -> bool:
+    return isinstance(node.get(key), list)
 
 
 def _part(node: Any, *, spec: bool) -> Schema:
