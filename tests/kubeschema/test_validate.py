@@ -423,6 +423,23 @@ CASES = [
         ],
     ),
     Case(
+        "a Crossplane ClusterUsage needs `by` or a reason (its CRD's rule)",
+        {
+            "apiVersion": "protection.crossplane.io/v1beta1",
+            "kind": "ClusterUsage",
+            "metadata": {"name": "u"},
+            "spec": {
+                "of": {"apiVersion": "modelplane.ai/v1alpha1", "kind": "InferenceCluster", "resourceRef": {"name": "c"}}
+            },
+        },
+        [
+            Got(
+                "ClusterUsage/u",
+                errors=('spec: CEL validation failed: either "spec.by" or "spec.reason" must be specified.',),
+            )
+        ],
+    ),
+    Case(
         "an XRD whose rule does not compile fails (Crossplane would create a CRD the API server refuses)",
         xrd("self.size() >"),
         [
