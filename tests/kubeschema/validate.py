@@ -70,8 +70,8 @@ class Validator:
             report.errors.append("(root): apiVersion and kind must be non-empty strings")
             return reports
         found = self.catalog.lookup(api_version, kind)
-        if isinstance(found, str):
-            report.schema = "none"
+        if isinstance(found, str):  # the kind is known, the version is not
+            report.schema = f"{kind} without version {api_version!r}"
             report.errors.append(found)
             return reports
         if found is None:
