@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,13 +9,10 @@ import pytest
 import yaml
 from modelplane.api.usage import cluster_usage, hosted_reason
 
-from tests.validator import ROOT, VALIDATOR, require_validator
-
-UPSTREAM = Path(__file__).parent / "upstream"  # the ClusterUsage CRD, which ../shared/schemas lacks
+from tests.validator import run_validator
 
 
 def test_the_cluster_usage_validates_against_crossplanes_crd(tmp_path: Path) -> None:
-    require_validator()
     usage = {
         **cluster_usage("eu-west-1", ["team-a/llama-eu-west-1-0-1a2b3c4d"]),
         "metadata": {"name": "eu-west-1-x7k2p"},
@@ -25,22 +20,7 @@ def test_the_cluster_usage_validates_against_crossplanes_crd(tmp_path: Path) -> 
     broken = {**usage, "spec": {k: v for k, v in usage["spec"].items() if k != "reason"}}  # neither by nor reason
     path = tmp_path / "usage.yaml"
     path.write_text(yaml.safe_dump_all([usage, broken]))
-    out = subprocess.run(
-        [
-            sys.executable,
-            str(VALIDATOR),
-            "--schemas",
-            str(VALIDATOR.parents[1] / "schemas"),
-            "--schemas",
-            str(UPSTREAM),
-            str(path),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=ROOT,
-        timeout=120,
-    )
+    out = run_validator(path)
     verdicts = [line.split(" [")[0].split() for line in out.stdout.splitlines() if line.startswith(("OK", "FAIL"))]
     errors = [line.strip() for line in out.stdout.splitlines() if "error:" in line]
     assert (verdicts, errors) == (
