@@ -138,6 +138,8 @@ class Engine:
 class ModelRef:
     uri: str
     name: str | None = None
+    # a Secret in the workload namespace KServe's storage initializer reads credentials from
+    storage_secret_name: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -150,6 +152,8 @@ class Deployment:
     cluster_selector: LabelSelector | None = None  # None = every cluster
     tolerations: tuple[Toleration, ...] = ()
     serving_mode: ServingMode = ServingMode.UNIFIED
+    router: Mapping[str, Any] | None = None  # the LLMIS `router` as written; None = the default
+    base_refs: tuple[str, ...] = ()  # LLMInferenceServiceConfig names every LLMIS inherits from
     queue: str | None = None
     priority_class_name: str | None = None
     template_labels: Mapping[str, str] = field(default_factory=_empty)
@@ -260,6 +264,9 @@ class ModelReplica:
     workload_namespace: str = "modelplane-workloads"
     model: ModelRef | None = None
     serving_mode: ServingMode = ServingMode.UNIFIED
+    router: Mapping[str, Any] | None = None
+    base_refs: tuple[str, ...] = ()
+    tolerations: tuple[Toleration, ...] = ()  # the deployment's, carried onto every pod
     queue: str = "default"
     priority_class_name: str | None = None
     topology: str | None = None

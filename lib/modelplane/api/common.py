@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, Self
+from typing import Any, Literal, Self
 
 from pydantic import Field, model_validator
 
@@ -65,6 +65,15 @@ class Toleration(Wire):
             effect=m.TaintEffect(self.effect) if self.effect else None,
         )
 
+    @classmethod
+    def from_domain(cls, t: m.Toleration) -> Toleration:
+        return cls(
+            key=t.key or None,
+            operator="Exists" if t.operator == "Exists" else "Equal",
+            value=t.value or None,
+            effect=t.effect.value if t.effect else None,
+        )
+
 
 class Taint(Wire):
     key: str = Field(min_length=1)
@@ -79,6 +88,9 @@ class NameRef(Wire):
     name: str = Field(min_length=1)
 
 
+DNS_SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+
+
 MAX_MODEL_URI = 2048  # the XRDs' bounds on spec.model
 MAX_MODEL_NAME = 253
 
@@ -86,17 +98,45 @@ MAX_MODEL_NAME = 253
 class ModelSpec(Wire):
     uri: str = Field(min_length=1, max_length=MAX_MODEL_URI)
     name: str | None = Field(default=None, max_length=MAX_MODEL_NAME)
+    storage_secret_name: str | None = Field(default=None, min_length=1, max_length=253, pattern=DNS_SUBDOMAIN)
 
     def to_domain(self) -> m.ModelRef:
-        return m.ModelRef(uri=self.uri, name=self.name)
+        return m.ModelRef(uri=self.uri, name=self.name, storage_secret_name=self.storage_secret_name)
 
     @classmethod
     def from_domain(cls, ref: m.ModelRef) -> ModelSpec:
-        return cls(uri=ref.uri, name=ref.name)
+        return cls(uri=ref.uri, name=ref.name, storage_secret_name=ref.storage_secret_name)
+
+
+class Router(Wire):
+    """The LLMInferenceService `router` parts, passed through as written (KServe validates them)."""
+
+    gateway: dict[str, Any] | None = None
+    route: dict[str, Any] | None = None
+    scheduler: dict[str, Any] | None = None
+
+    def to_domain(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 class Serving(Wire):
     mode: Literal["Unified", "PrefillDecode"] = "Unified"
+    router: Router | None = None
+    base_refs: tuple[NameRef, ...] | None = Field(default=None, max_length=8)
+
+    def router_domain(self) -> dict[str, Any] | None:
+        return self.router.to_domain() if self.router is not None else None
+
+    def base_refs_domain(self) -> tuple[str, ...]:
+        return tuple(r.name for r in self.base_refs or ())
+
+    @classmethod
+    def from_domain(cls, mode: m.ServingMode, router: Any, base_refs: tuple[str, ...]) -> Serving:
+        return cls(
+            mode=mode.value,
+            router=Router.model_validate(router) if router is not None else None,
+            base_refs=tuple(NameRef(name=n) for n in base_refs) or None,
+        )
 
 
 class Parallelism(Wire):

@@ -202,6 +202,8 @@ def parse_deployment(obj: Mapping[str, Any], *, namespace_labels: Mapping[str, s
         cluster_selector=maybe(tpl.cluster_selector, LabelSelector.to_domain),
         tolerations=tuple(t.to_domain() for t in tpl.tolerations or ()),
         serving_mode=m.ServingMode(serving.mode),
+        router=serving.router_domain(),
+        base_refs=serving.base_refs_domain(),
         queue=scheduling.queue or None,
         priority_class_name=scheduling.priority_class_name or None,
         template_labels=dict((spec.template.metadata or TemplateMetadata()).labels or {}),

@@ -1,5 +1,8 @@
 """The curated pod template of a member: metadata, one container named `engine`, pull secrets.
 
+The image is optional: left out, KServe's serving preset supplies its own (built to run as
+non-root under the preset's security context).
+
 Kept closed on purpose: the renderer owns everything else in the pod (scheduler, node selector,
 claims, tolerations), so a field the user could set here would be silently overridden there.
 """
@@ -63,9 +66,18 @@ class Resources(Wire):
     requests: dict[str, Quantity] | None = None
 
 
+class SecurityContext(Wire):
+    """The identity the engine runs as; the rest of the serving preset's hardening is kept."""
+
+    run_as_user: Int | None = Field(default=None, ge=0)
+    run_as_group: Int | None = Field(default=None, ge=0)
+    run_as_non_root: bool | None = None
+
+
 class Container(Wire):
     name: Literal["engine"]
-    image: str = Field(min_length=1)
+    image: str | None = Field(default=None, min_length=1)  # None: the serving preset's image
+    security_context: SecurityContext | None = None
     command: tuple[str, ...] | None = None
     args: tuple[str, ...] | None = None
     env: tuple[EnvVar, ...] | None = None

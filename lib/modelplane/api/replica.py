@@ -23,7 +23,7 @@ from pydantic import BeforeValidator, Field, field_validator, model_validator
 from modelplane import model as m
 from modelplane.api._wire import Count, Observed, Wire, dump, maybe, unique, validate
 from modelplane.api.cluster import Condition
-from modelplane.api.common import DeviceConstraint, ModelSpec, NameRef, Parallelism, Serving, Worker
+from modelplane.api.common import DeviceConstraint, ModelSpec, NameRef, Parallelism, Serving, Toleration, Worker
 from modelplane.api.deployment import DNS_LABEL, check_member_roles, check_phases, metadata, worker_nodes
 from modelplane.api.pod import PodTemplate
 from modelplane.errors import SpecError
@@ -162,6 +162,7 @@ class ReplicaSpec(Wire):
     workload_namespace: str = Field(default="modelplane-workloads", min_length=1, max_length=63, pattern=DNS_LABEL)
     model: ModelSpec | None = None
     serving: Serving | None = None
+    tolerations: tuple[Toleration, ...] | None = Field(default=None, max_length=32)
     scheduling: ReplicaScheduling = Field(default_factory=lambda: ReplicaScheduling(queue="default"))
     engines: tuple[ReplicaEngine, ...] = Field(min_length=1, max_length=8)
     model_cache_ref: NameRef | None = None  # Modelplane's ModelCache: accepted, no effect here (api.compat)
@@ -190,6 +191,7 @@ def parse_replica(obj: Mapping[str, Any]) -> m.ModelReplica:
     spec = validate(ReplicaSpec, obj.get("spec"), "spec")
     status = validate(ReplicaStatus, obj.get("status") or {}, "status")
     scheduling = spec.scheduling
+    serving = spec.serving or Serving()
     return m.ModelReplica(
         namespace=str(meta.get("namespace") or "default"),
         name=str(meta["name"]),
@@ -200,7 +202,10 @@ def parse_replica(obj: Mapping[str, Any]) -> m.ModelReplica:
         provider_config_name=spec.provider_config_ref.name if spec.provider_config_ref else "",
         workload_namespace=spec.workload_namespace,
         model=maybe(spec.model, ModelSpec.to_domain),
-        serving_mode=m.ServingMode((spec.serving or Serving()).mode),
+        serving_mode=m.ServingMode(serving.mode),
+        router=serving.router_domain(),
+        base_refs=serving.base_refs_domain(),
+        tolerations=tuple(t.to_domain() for t in spec.tolerations or ()),
         queue=scheduling.queue,
         priority_class_name=scheduling.priority_class_name or None,
         topology=scheduling.topology or None,
@@ -246,7 +251,8 @@ def replica_manifest(replica: m.ModelReplica) -> dict[str, Any]:
         provider_config_ref=NameRef(name=replica.provider_config_name) if replica.provider_config_name else None,
         workload_namespace=replica.workload_namespace,
         model=maybe(replica.model, ModelSpec.from_domain),
-        serving=Serving(mode=replica.serving_mode.value),
+        serving=Serving.from_domain(replica.serving_mode, replica.router, replica.base_refs),
+        tolerations=tuple(Toleration.from_domain(t) for t in replica.tolerations) or None,
         scheduling=ReplicaScheduling(
             queue=replica.queue,
             priority_class_name=replica.priority_class_name,
