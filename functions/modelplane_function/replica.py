@@ -13,7 +13,7 @@ from typing import Any
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api, names
 from modelplane.errors import SpecError
-from modelplane.render import render_replica
+from modelplane.render import render_notes, render_replica
 
 from modelplane_function import notes
 from modelplane_function.conditions import Condition, is_ready, report
@@ -40,7 +40,8 @@ def handle(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
     notes.report_ignored(rsp, xr)
     observed = {key: to_dict(r.resource) for key, r in sorted(req.observed.resources.items())}
     try:
-        rendered = render_replica(api.parse_replica(xr))
+        replica = api.parse_replica(xr)
+        rendered = render_replica(replica)
     except SpecError as e:
         keep(rsp, observed)
         c = Condition(type=names.CONDITION_REPLICA_RENDERED, status="False", reason=e.reason, message=str(e))
@@ -56,7 +57,7 @@ def handle(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         type=names.CONDITION_REPLICA_RENDERED,
         status="True",
         reason=names.REASON_RENDERED,
-        message=f"Rendered {len(rendered)} objects.",
+        message=" ".join([f"Rendered {len(rendered)} objects.", *render_notes(replica)]),
     )
     report(rsp, xr, c)
     report(rsp, xr, _ready_condition(sorted(o.key for o in rendered if o.readiness_source), observed))

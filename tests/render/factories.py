@@ -14,6 +14,7 @@ from modelplane.model import (
     ResolvedDeviceRequest,
     Role,
     ServingMode,
+    Toleration,
 )
 
 QWEN = ModelRef(uri="hf://Qwen/Qwen3-8B")
@@ -23,13 +24,35 @@ def gpus(count: int = 1, *, name: str = "gpu", device_class: str = "gpu.nvidia.c
     return ResolvedDeviceRequest(name=name, device_class_name=device_class, count=count)
 
 
-def container_template(*, args: tuple[str, ...] = (), command: tuple[str, ...] | None = None) -> Mapping[str, Any]:
-    container: dict[str, Any] = {"name": "engine", "image": "vllm/vllm-openai:v0.11.0"}
+IMAGE = "vllm/vllm-openai:v0.11.0"
+
+
+def container_template(
+    *,
+    args: tuple[str, ...] = (),
+    command: tuple[str, ...] | None = None,
+    image: str | None = IMAGE,
+    env: tuple[Mapping[str, Any], ...] = (),
+    security_context: Mapping[str, Any] | None = None,
+    labels: Mapping[str, str] | None = None,
+    annotations: Mapping[str, str] | None = None,
+) -> Mapping[str, Any]:
+    container: dict[str, Any] = {"name": "engine"}
+    if image is not None:
+        container["image"] = image
     if args:
         container["args"] = list(args)
     if command is not None:
         container["command"] = list(command)
-    return {"spec": {"containers": [container]}}
+    if env:
+        container["env"] = [dict(e) for e in env]
+    if security_context is not None:
+        container["securityContext"] = dict(security_context)
+    template: dict[str, Any] = {"spec": {"containers": [container]}}
+    metadata = {k: dict(v) for k, v in (("labels", labels), ("annotations", annotations)) if v is not None}
+    if metadata:
+        template["metadata"] = metadata
+    return template
 
 
 def member(
@@ -40,6 +63,7 @@ def member(
     requests: tuple[ResolvedDeviceRequest, ...] = (),
     constraints: tuple[DeviceConstraint, ...] = (),
     args: tuple[str, ...] = (),
+    template: Mapping[str, Any] | None = None,
 ) -> PlacedMember:
     return PlacedMember(
         role=role,
@@ -47,7 +71,7 @@ def member(
         pool=pool,
         device_requests=requests,
         constraints=constraints,
-        template=container_template(args=args),
+        template=container_template(args=args) if template is None else template,
     )
 
 
@@ -56,7 +80,7 @@ def standalone(*, gpu_count: int = 1, args: tuple[str, ...] = ()) -> tuple[Place
 
 
 def leader_worker(
-    *, nodes: int, gpu_count: int = 8, leader_claims: bool = False, args: tuple[str, ...] = ()
+    *, nodes: int, gpu_count: int = 8, leader_claims: bool = True, args: tuple[str, ...] = ()
 ) -> tuple[PlacedMember, ...]:
     leader_requests = (gpus(gpu_count),) if leader_claims else ()
     return (
@@ -93,6 +117,10 @@ def replica(
     model: ModelRef | None = QWEN,
     provider_config_name: str = "gpu-east",
     queue: str = "default",
+    labels: Mapping[str, str] | None = None,
+    tolerations: tuple[Toleration, ...] = (),
+    router: Mapping[str, Any] | None = None,
+    base_refs: tuple[str, ...] = (),
 ) -> ModelReplica:
     return ModelReplica(
         namespace=namespace,
@@ -105,4 +133,8 @@ def replica(
         model=model,
         serving_mode=serving_mode,
         queue=queue,
+        labels=labels or {},
+        tolerations=tolerations,
+        router=router,
+        base_refs=base_refs,
     )

@@ -31,41 +31,80 @@ CASES = [
         "a standalone engine shards over all its GPUs", engine(members=standalone(gpu_count=8)), Parallelism(tensor=8)
     ),
     Case(
-        "the user's --tensor-parallel-size beats the GPU count",
-        engine(members=standalone(gpu_count=8)),
+        "the user's --tensor-parallel-size is taken when it uses every GPU",
+        engine(members=standalone(gpu_count=4)),
         Parallelism(tensor=4),
         tensor_hint=4,
     ),
     Case(
         "an explicit tensor beats the user's flag",
-        engine(members=standalone(gpu_count=8), parallelism=Parallelism(tensor=2)),
+        engine(members=standalone(gpu_count=2), parallelism=Parallelism(tensor=2)),
         Parallelism(tensor=2),
         tensor_hint=4,
     ),
     Case(
-        "leader and workers default to pipeline over every pod and tensor over the worker GPUs",
+        "leader and workers default to data parallelism with one rank per GPU, as KServe's dp-ep sample",
         engine(members=leader_worker(nodes=3)),
-        Parallelism(tensor=8, pipeline=4),
+        Parallelism(tensor=1, data=32, data_local=8, expert=True),
     ),
     Case(
-        "an explicit tensor keeps the default pipeline",
-        engine(members=leader_worker(nodes=1), parallelism=Parallelism(tensor=4, expert=True)),
-        Parallelism(tensor=4, pipeline=2, expert=True),
+        "a tensor size for a multi-node engine sets the ranks per pod",
+        engine(members=leader_worker(nodes=1), parallelism=Parallelism(tensor=4)),
+        Parallelism(tensor=4, data=4, data_local=2, expert=True),
     ),
     Case(
-        "an explicit pipeline equal to the gang is kept",
+        "the user's --tensor-parallel-size sizes the ranks of a multi-node engine too",
+        engine(members=leader_worker(nodes=1)),
+        Parallelism(tensor=8, data=2, data_local=1, expert=True),
+        tensor_hint=8,
+    ),
+    Case(
+        "an explicit expert false is kept",
+        engine(members=leader_worker(nodes=1), parallelism=Parallelism(expert=False)),
+        Parallelism(tensor=1, data=16, data_local=8, expert=False),
+    ),
+    Case(
+        "pipeline parallelism asked for is kept, tensor over the pod's GPUs",
         engine(members=leader_worker(nodes=3), parallelism=Parallelism(pipeline=4)),
         Parallelism(tensor=8, pipeline=4),
     ),
     Case(
-        "data parallelism whose group is the gang needs no pipeline",
+        "explicit data parallelism whose group is the gang takes tensor from the GPUs per rank",
         engine(members=leader_worker(nodes=3), parallelism=Parallelism(data=16, data_local=4)),
-        Parallelism(tensor=8, data=16, data_local=4),
+        Parallelism(tensor=2, data=16, data_local=4),
     ),
     Case(
         "single-node data parallelism is a group of one",
         engine(members=standalone(gpu_count=8), parallelism=Parallelism(data=8, data_local=8)),
-        Parallelism(tensor=8, data=8, data_local=8),
+        Parallelism(tensor=1, data=8, data_local=8),
+    ),
+    Case(
+        "a tensor larger than the pod's GPUs is refused",
+        engine(members=standalone(gpu_count=8), parallelism=Parallelism(tensor=16)),
+        "engine main: parallelism tensor (16) = 16 GPU(s) per pod, but Standalone pods claim 8: make them equal",
+    ),
+    Case(
+        "a tensor leaving GPUs idle is refused",
+        engine(members=standalone(gpu_count=8), parallelism=Parallelism(tensor=4)),
+        "engine main: parallelism tensor (4) = 4 GPU(s) per pod, but Standalone pods claim 8: make them equal",
+    ),
+    Case(
+        "a multi-node tensor that does not divide the GPUs is refused",
+        engine(members=leader_worker(nodes=1), parallelism=Parallelism(tensor=3)),
+        "engine main: parallelism tensor (3) x dataLocal (2) = 6 GPU(s) per pod, but Leader pods claim 8: "
+        "make them equal",
+    ),
+    Case(
+        "tensor 16 on 8-GPU nodes of a multi-node engine is refused",
+        engine(members=leader_worker(nodes=1), parallelism=Parallelism(tensor=16)),
+        "engine main: parallelism tensor (16) x dataLocal (1) = 16 GPU(s) per pod, but Leader pods claim 8: "
+        "make them equal",
+    ),
+    Case(
+        "a leader that claims no GPU cannot run the preset's ranks",
+        engine("big", members=leader_worker(nodes=2, leader_claims=False)),
+        "engine big: Leader pods claim no GPU, but KServe's preset runs tensor (1) x dataLocal (8) = 8 GPU(s) of "
+        "vLLM ranks on every pod, the leader too: give the Leader the same nodeSelector devices as the Worker",
     ),
     Case(
         "a pipeline shorter than the gang is refused",

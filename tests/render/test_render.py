@@ -1,14 +1,24 @@
 """render_replica as a whole: what it refuses, and that input order never changes its output."""
 
-from dataclasses import dataclass, replace
-from typing import TypeVar
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import pytest
 from modelplane import names
 from modelplane.model import DeviceConstraint, ModelReplica, Parallelism, Phase, Role, ServingMode
 from modelplane.render import RenderError, render_replica
 
-from tests.render.factories import container_template, engine, gpus, leader_worker, member, replica, standalone
+from tests.render.factories import (
+    IMAGE,
+    container_template,
+    engine,
+    gpus,
+    leader_worker,
+    member,
+    replica,
+    standalone,
+)
 
 T = TypeVar("T")
 
@@ -55,6 +65,21 @@ ERRORS = [
         replica(engines=(engine(members=leader_worker(nodes=0)),)),
         "engine main: members must be one Standalone, or one Leader and one Worker with worker.nodes >= 1 "
         "(got Leader, Worker)",
+    ),
+    ErrorCase(
+        "a tensor size the pod's GPUs cannot hold",
+        replica(engines=(engine(members=standalone(gpu_count=8), parallelism=Parallelism(tensor=16)),)),
+        "engine main: parallelism tensor (16) = 16 GPU(s) per pod, but Standalone pods claim 8: make them equal",
+    ),
+    ErrorCase(
+        "a prefill/decode router without a scheduler",
+        replica(
+            serving_mode=ServingMode.PREFILL_DECODE,
+            engines=(engine("d", phase=Phase.DECODE), engine("p", phase=Phase.PREFILL)),
+            router={"gateway": {}, "route": {}},
+        ),
+        "serving.router has no scheduler: in PrefillDecode mode KServe routes requests to prefill only through "
+        "its scheduler; add scheduler: {} or leave router out",
     ),
     ErrorCase(
         "parallelism contradicting worker.nodes",
@@ -111,39 +136,65 @@ def _serving_container(r: ModelReplica) -> object:
 @dataclass(frozen=True)
 class ContainerCase:
     name: str
-    args: tuple[str, ...]
-    command: tuple[str, ...] | None
+    template: Mapping[str, Any]
     want: dict[str, object]
 
 
+JSON_ARG = '--kv-transfer-config={"kv_connector":"NixlConnector","kv_role":"kv_both"}'
+CLAIM = {"claims": [{"name": "devices"}]}
 CONTAINERS = [
     ContainerCase(
         "without a command the preset launches vLLM and owned flags go",
-        ("--model", "Qwen/Qwen3-8B", "--port=8080", "--enforce-eager"),
-        None,
+        container_template(args=("--model", "Qwen/Qwen3-8B", "--port=8080", "--enforce-eager")),
         {
             "name": "main",
-            "image": "vllm/vllm-openai:v0.11.0",
+            "image": IMAGE,
             "args": ["--enforce-eager"],
-            "resources": {"claims": [{"name": "devices"}]},
+            "resources": CLAIM,
+            "securityContext": {"runAsNonRoot": False},
         },
     ),
     ContainerCase(
         "only owned flags leave no args, so the preset's stand",
-        ("--model", "Qwen/Qwen3-8B"),
-        None,
-        {"name": "main", "image": "vllm/vllm-openai:v0.11.0", "resources": {"claims": [{"name": "devices"}]}},
+        container_template(args=("--model", "Qwen/Qwen3-8B")),
+        {"name": "main", "image": IMAGE, "resources": CLAIM, "securityContext": {"runAsNonRoot": False}},
     ),
     ContainerCase(
-        "a user command replaces the launcher and keeps every arg",
-        ("serve", "Qwen/Qwen3-8B", "--port", "8000"),
-        ("vllm",),
+        "args the preset's eval would re-parse are quoted for it, plain ones left as they are",
+        container_template(args=("--max-model-len=8192", JSON_ARG, "--chat-template=a b", "--x=$HOME")),
         {
             "name": "main",
-            "image": "vllm/vllm-openai:v0.11.0",
+            "image": IMAGE,
+            "args": ["--max-model-len=8192", f"'{JSON_ARG}'", "'--chat-template=a b'", "'--x=$HOME'"],
+            "resources": CLAIM,
+            "securityContext": {"runAsNonRoot": False},
+        },
+    ),
+    ContainerCase(
+        "a user command replaces the launcher and keeps every arg as written",
+        container_template(args=("serve", "Qwen/Qwen3-8B", "--port", "8000", JSON_ARG), command=("vllm",)),
+        {
+            "name": "main",
+            "image": IMAGE,
             "command": ["vllm"],
-            "args": ["serve", "Qwen/Qwen3-8B", "--port", "8000"],
-            "resources": {"claims": [{"name": "devices"}]},
+            "args": ["serve", "Qwen/Qwen3-8B", "--port", "8000", JSON_ARG],
+            "resources": CLAIM,
+            "securityContext": {"runAsNonRoot": False},
+        },
+    ),
+    ContainerCase(
+        "without an image the preset's non-root image and security context stand",
+        container_template(image=None, args=("--enforce-eager",)),
+        {"name": "main", "args": ["--enforce-eager"], "resources": CLAIM},
+    ),
+    ContainerCase(
+        "a security context of the user's own is kept as written",
+        container_template(security_context={"runAsUser": 1000, "runAsNonRoot": True}),
+        {
+            "name": "main",
+            "image": IMAGE,
+            "resources": CLAIM,
+            "securityContext": {"runAsUser": 1000, "runAsNonRoot": True},
         },
     ),
 ]
@@ -151,5 +202,5 @@ CONTAINERS = [
 
 @pytest.mark.parametrize("case", CONTAINERS, ids=lambda c: c.name)
 def test_serving_container(case: ContainerCase) -> None:
-    m = replace(member(requests=(gpus(),)), template=container_template(args=case.args, command=case.command))
+    m = member(requests=(gpus(),), template=case.template)
     assert _serving_container(replica(engines=(engine(members=(m,)),))) == case.want

@@ -3,36 +3,61 @@
 `render_replica` is pure and deterministic (engines, members and requests are sorted; the result
 is ordered by key). It returns, per replica:
 
-- `llmis-<engine>`: a KServe LLMInferenceService per engine in Unified mode, or one for the
-  replica in PrefillDecode mode (keyed by its Decode engine); these are the readiness sources;
-- `claim-<engine>-<role>`: a DRA ResourceClaimTemplate per member that resolved device requests;
+- `llmis-<engine>-<digest>`: a KServe LLMInferenceService per engine in Unified mode, or one for
+  the replica in PrefillDecode mode (keyed by its Decode engine); these are the readiness sources;
+- `claim-<engine>-<role>-<digest>`: a DRA ResourceClaimTemplate per member that resolved device
+  requests;
 - `podgroup`: the KAI PodGroup gang-scheduling the whole replica.
 
 Names on the workload cluster come from `names.workload_name` over (deployment namespace,
-deployment, index, cluster, engine, role): always hash-suffixed, so they never collide between
-deployments, namespaces or clusters sharing a workload namespace. LLMInferenceService names are
-capped at 36 characters because KServe derives longer names from them (`<name>-kserve-mn-prefill`,
-`<name>-kserve-router-scheduler`, pod hostnames) that must stay within 63. Object names use the
-same scheme over the key.
+deployment, index, cluster, engine, role, ...): always hash-suffixed, so they never collide between
+deployments, namespaces or clusters sharing a workload namespace.
+
+Updates never hit an immutable field. A ResourceClaimTemplate's spec is immutable, so its name and
+key carry a digest of its content: a changed device request is a new template, and Crossplane
+deletes the old one once nothing composes it. An LLMIS's total parallelism size is immutable
+(KServe's webhook) and its pod labels end up in a Deployment's immutable selector (see `labels`),
+so its name and key carry a digest of both: a change of group size or pod labels replaces the
+LLMIS (its pods restart) instead of leaving the Object out of sync.
+
+LLMIS names are at most LLMIS_NAME_MAX characters. KServe derives the prefill LeaderWorkerSet
+`<name>-kserve-mn-prefill` from it (KS workload_multi_node.go); LWS names its leader StatefulSet
+after the LWS and each group's worker StatefulSet `<lws>-<group index>` (lws pod_controller.go),
+and a StatefulSet name may have at most 52 characters because its pods carry
+`controller-revision-hash: <name>-<10-character hash>`, a label value of at most 63. With group
+indices up to 63 (64 copies) that leaves 52 - 18 - 3 = 31. Every other KServe child name is
+`kmeta.ChildName(<name>, <suffix>)`, valid at any length.
 
 A spec that cannot be rendered (no model, a member shape other than Standalone or Leader+Worker,
-parallelism contradicting the gang, PrefillDecode without exactly one engine per phase) raises
-RenderError (reason CannotRender); nothing is half rendered.
+parallelism KServe or vLLM would refuse, PrefillDecode without exactly one engine per phase or
+without a router scheduler) raises RenderError (reason CannotRender); nothing is half rendered.
+`render_notes` says what a rendered replica still needs from the cluster.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from modelplane import names
 from modelplane.model import ModelReplica, Phase, PlacedEngine, PlacedMember, ServingMode
+from modelplane.render import parallelism
+from modelplane.render.args import tensor_parallel_size
 from modelplane.render.claims import resource_claim_template
-from modelplane.render.llmis import llm_inference_service, members, workload
+from modelplane.render.labels import digest, llmis_metadata_labels
+from modelplane.render.llmis import Workload, llm_inference_service, members, workload
+from modelplane.render.pod import user_args
 from modelplane.render.podgroup import pod_group
 from modelplane.render.rendered import RenderedObject, RenderError
+from modelplane.render.router import router
+from modelplane.render.storage import STORAGE_SECRET_ANNOTATION, storage_secret
 from modelplane.render.wrap import wrap
 
-__all__ = ["LLMIS_NAME_MAX", "RenderError", "RenderedObject", "render_replica"]
+__all__ = ["LLMIS_NAME_MAX", "RenderError", "RenderedObject", "render_notes", "render_replica"]
 
-LLMIS_NAME_MAX = 36
+MAX_COPIES = 64  # the XRDs' bound on an engine's copies: LWS group indices 0..63
+STATEFULSET_NAME_MAX = 52
+LONGEST_KSERVE_LWS_SUFFIX = "-kserve-mn-prefill"
+LLMIS_NAME_MAX = STATEFULSET_NAME_MAX - len(LONGEST_KSERVE_LWS_SUFFIX) - len(f"-{MAX_COPIES - 1}")
 NO_MODEL = "no model: set spec.template.spec.model or --model in the engine args"
 
 
@@ -43,9 +68,8 @@ def _name(replica: ModelReplica, *parts: str, max_length: int = names.MAX_NAME) 
 
 
 def _identity(replica: ModelReplica) -> dict[str, str]:
-    """Labels every workload manifest carries: the deployment's template labels, then ours."""
+    """Our labels: stable for the life of every object a replica renders."""
     return {
-        **replica.labels,
         names.LABEL_DEPLOYMENT: replica.deployment,
         names.LABEL_DEPLOYMENT_NAMESPACE: replica.namespace,
         names.LABEL_CLUSTER: replica.cluster,
@@ -65,8 +89,7 @@ def _workloads(replica: ModelReplica, engines: list[PlacedEngine]) -> list[tuple
     return [(by_phase[Phase.DECODE][0], by_phase[Phase.PREFILL][0])]
 
 
-def render_replica(replica: ModelReplica) -> tuple[RenderedObject, ...]:
-    """Every manifest the replica needs on its cluster, wrapped and ordered by key."""
+def _checked_engines(replica: ModelReplica) -> list[PlacedEngine]:
     if replica.model is None:
         raise RenderError(NO_MODEL)
     if not replica.provider_config_name:
@@ -78,56 +101,103 @@ def render_replica(replica: ModelReplica) -> tuple[RenderedObject, ...]:
         raise RenderError(msg)
     for engine in engines:
         members(engine)  # check every member shape before rendering anything
+    return engines
+
+
+def _shape(w: Workload) -> dict[str, Any]:
+    """What of a workload KServe cannot update in place: its pod labels and its group size."""
+    return {"labels": w.spec["labels"], "size": parallelism.group_size(w.parallelism)}
+
+
+def render_replica(replica: ModelReplica) -> tuple[RenderedObject, ...]:
+    """Every manifest the replica needs on its cluster, wrapped and ordered by key."""
+    engines = _checked_engines(replica)
+    assert replica.model is not None  # checked above
     identity = _identity(replica)
+    object_labels = {**replica.labels, **identity}
     pod_group_name = _name(replica, "podgroup")
     rendered: list[RenderedObject] = []
+    claim_names: dict[tuple[str, str], str] = {}
 
-    def add(key: str, manifest: dict[str, object], *, readiness_source: bool = False) -> None:
+    def add(key: str, manifest: dict[str, Any], *, readiness_source: bool = False) -> None:
         rendered.append(
             wrap(
                 manifest,
                 key=key,
                 name=_name(replica, key),
                 namespace=replica.namespace,
-                labels=identity,
+                labels=object_labels,
                 provider_config=replica.provider_config_name,
                 readiness_source=readiness_source,
             )
         )
 
-    def claim_name(engine: PlacedEngine, member: PlacedMember) -> str | None:
-        return _name(replica, engine.name, member.role.lower()) if member.device_requests else None
-
     for engine in engines:
         for member in sorted(engine.members, key=lambda m: m.role):
-            name = claim_name(engine, member)
-            if name is not None:
-                labels = {**identity, names.LABEL_ENGINE: engine.name}
-                manifest = resource_claim_template(
-                    member, name=name, namespace=replica.workload_namespace, labels=labels
-                )
-                add(f"claim-{engine.name}-{member.role.lower()}", manifest)
+            if not member.device_requests:
+                continue
+            role = member.role.lower()
+            content = resource_claim_template(member, name="", namespace="", labels={})["spec"]
+            key = f"claim-{engine.name}-{role}-{digest(content)}"
+            name = _name(replica, engine.name, role, digest(content))
+            claim_names[engine.name, member.role] = name
+            labels = {**object_labels, names.LABEL_ENGINE: engine.name}
+            add(key, resource_claim_template(member, name=name, namespace=replica.workload_namespace, labels=labels))
 
-    def spec_of(engine: PlacedEngine) -> dict[str, object]:
+    def claim_name(engine: PlacedEngine, member: PlacedMember) -> str | None:
+        return claim_names.get((engine.name, member.role))
+
+    def workload_of(engine: PlacedEngine) -> Workload:
         return workload(
             engine,
             claim_name=claim_name,
             queue=replica.queue,
             pod_group=pod_group_name,
             identity={**identity, names.LABEL_ENGINE: engine.name},
+            tolerations=replica.tolerations,
         )
 
-    for main, prefill in _workloads(replica, engines):
-        labels = identity if prefill is not None else {**identity, names.LABEL_ENGINE: main.name}
+    llmis_router = router(replica.serving_mode, replica.router)
+    for main_engine, prefill_engine in _workloads(replica, engines):
+        main = workload_of(main_engine)
+        prefill = workload_of(prefill_engine) if prefill_engine is not None else None
+        shape = digest({"main": _shape(main), "prefill": _shape(prefill) if prefill else None})
+        labels = object_labels if prefill is not None else {**object_labels, names.LABEL_ENGINE: main_engine.name}
+        secret = storage_secret(replica.model, (*main.members, *(prefill.members if prefill else ())))
         manifest = llm_inference_service(
-            name=_name(replica, main.name, max_length=LLMIS_NAME_MAX),
+            name=_name(replica, main_engine.name, shape, max_length=LLMIS_NAME_MAX),
             namespace=replica.workload_namespace,
-            labels=labels,
+            labels=llmis_metadata_labels(labels),
+            annotations={STORAGE_SECRET_ANNOTATION: secret} if secret else {},
             model=replica.model,
-            main=spec_of(main),
-            prefill=spec_of(prefill) if prefill is not None else None,
+            main=main,
+            prefill=prefill,
+            router=llmis_router,
+            base_refs=replica.base_refs,
         )
-        add(f"llmis-{main.name}", manifest, readiness_source=True)
+        add(f"llmis-{main_engine.name}-{shape}", manifest, readiness_source=True)
 
-    add("podgroup", pod_group(replica, name=pod_group_name, labels=identity))
+    add("podgroup", pod_group(replica, name=pod_group_name, labels=object_labels))
     return tuple(sorted(rendered, key=lambda r: r.key))
+
+
+def _pipeline_preset(replica: ModelReplica, engine: PlacedEngine) -> str:
+    if replica.serving_mode is ServingMode.UNIFIED:
+        return "kserve-config-llm-worker-pipeline-parallel"
+    return f"kserve-config-llm-{'prefill' if engine.phase is Phase.PREFILL else 'decode'}-worker-pipeline-parallel"
+
+
+def render_notes(replica: ModelReplica) -> tuple[str, ...]:
+    """What a renderable replica still needs from its cluster, one sentence each (empty when nothing)."""
+    notes: list[str] = []
+    for engine in sorted(replica.engines, key=lambda e: e.name):
+        main, _ = members(engine)
+        p = parallelism.resolve(engine, tensor_hint=tensor_parallel_size(user_args(main)), launched=())
+        if parallelism.needs_pipeline_config(engine, p):
+            notes.append(
+                f"engine {engine.name} uses pipeline parallelism: KServe ships no preset for it, so the cluster "
+                f"needs an LLMInferenceServiceConfig named {_pipeline_preset(replica, engine)} in namespace "
+                f"{replica.workload_namespace} or KServe's own, else the LLMInferenceService stays "
+                "PresetsCombined=False (ConfigNotFound)."
+            )
+    return tuple(notes)

@@ -1,14 +1,24 @@
 """Engine container arguments as KServe's preset launcher sees them.
 
-The presets run `vllm serve /mnt/models --served-model-name <model.name> --port 8000
-[--tensor-parallel-size <tensor>] ... "$@"`, so the container's args are extra flags: the ones the
-preset (or `spec.model`) already sets must go, or vLLM sees them twice. Both `--flag value` and
-`--flag=value` are recognised, and vLLM's spellings: `_` for `-` in long flags, `-tp` for the
-tensor-parallel size. A user `command` replaces the launcher, so its args pass through unchanged.
+The presets run `/bin/bash -c '<script>' -- <args>`, and the script ends in
+`eval "exec vllm serve /mnt/models --served-model-name <model.name> --port 8000
+[--tensor-parallel-size <tensor>] ... ${VLLM_ADDITIONAL_ARGS} $@"` (KS config/llmisvcconfig/, every
+preset since v0.18). So the container's args are extra flags, and:
+
+- the ones the preset (or `spec.model`) already sets must go, or vLLM sees them twice. Both
+  `--flag value` and `--flag=value` are recognised, and vLLM's spellings: `_` for `-` in long
+  flags, `-tp` for the tensor-parallel size;
+- each arg is parsed by the shell once more (`eval`): quotes would be stripped, `{a,b}` brace
+  expanded, `$x` expanded, whitespace split, globs matched. `shell_words` quotes every arg that
+  holds such a character, so vLLM receives exactly what the user wrote (a JSON `--kv-transfer-config`
+  included). Plain flags stay as they are.
+
+A user `command` replaces the launcher (no eval), so its args pass through unchanged.
 """
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 
 # Flags the preset or spec.model already set; each takes one value.
@@ -59,3 +69,8 @@ def tensor_parallel_size(args: Sequence[str]) -> int | None:
     if value is None or not value.isdigit() or int(value) < 1:
         return None
     return int(value)
+
+
+def shell_words(args: Sequence[str]) -> tuple[str, ...]:
+    """Args that survive one more round of shell parsing unchanged (quoted only when they need it)."""
+    return tuple(shlex.quote(a) for a in args)

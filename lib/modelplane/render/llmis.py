@@ -1,4 +1,4 @@
-"""KServe LLMInferenceService (serving.kserve.io/v1alpha1) of one replica.
+"""KServe LLMInferenceService (serving.kserve.io/v1alpha1, served by KServe v0.16 and later) of a replica.
 
 Unified mode renders one per engine; PrefillDecode renders one per replica, the Decode engine as
 the main workload and the Prefill engine as `spec.prefill`. Per workload: `replicas` = engine
@@ -7,13 +7,14 @@ presence makes KServe build a LeaderWorkerSet); `parallelism` as resolved by `pa
 
 Pod metadata: `template`/`worker` are PodSpecs, so pod labels and annotations go in the workload's
 `labels`/`annotations`, which KServe copies onto every pod of that workload (leader and workers
-alike). They carry the member templates' labels/annotations (the Leader's value wins over the
-Worker's on a key clash), the replica's identity labels and the KAI binding: label
-`kai.scheduler/queue`, `kai.scheduler/subgroup-name` = engine name, `kai.scheduler/skip-podgrouper`
-"true", annotation `pod-group-name`. Our keys win over the user's. In PrefillDecode mode KServe
-uses `spec.labels` as the base of the prefill pods' labels with `spec.prefill.labels` on top, so
-the prefill workload sets every key of ours itself (a decode template's own labels do reach the
-prefill pods).
+alike). Prefill pods get `spec.prefill.labels`/`annotations` only, so each workload carries all of
+ours. Labels (see `labels`): the member templates' labels without KServe's reserved keys (the
+Leader's value wins over the Worker's), then the replica's identity, the engine and KAI's
+`kai.scheduler/queue` and `kai.scheduler/subgroup-name` = engine name. Annotations: the member
+templates', then KAI's `pod-group-name` and `kai.scheduler/skip-podgrouper: "true"`. The skip is an
+annotation because KAI's pod-grouper reads it from annotations only (KAI
+pkg/podgrouper/pod_controller.go `shouldSkipPodGrouper`, v0.15+); as a label it is ignored and the
+pod-grouper regroups every pod into a PodGroup of its own.
 
 `spec.model.name` defaults to the URI without its scheme (`hf://Qwen/Qwen3-8B` -> `Qwen/Qwen3-8B`):
 KServe would otherwise serve the model under the generated object name.
@@ -22,20 +23,31 @@ KServe would otherwise serve the model under the generated object name.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from modelplane.model import ModelRef, PlacedEngine, PlacedMember, Role
+from modelplane.model import ModelRef, Parallelism, PlacedEngine, PlacedMember, Role, Toleration
 from modelplane.render import parallelism
 from modelplane.render.args import tensor_parallel_size
-from modelplane.render.pod import pod_spec, template_metadata, user_args
+from modelplane.render.labels import user_pod_labels
+from modelplane.render.pod import pod_spec, template_metadata, user_args, uses_preset_launcher
 from modelplane.render.rendered import RenderError
 
 KAI_QUEUE_LABEL = "kai.scheduler/queue"
 KAI_SUBGROUP_LABEL = "kai.scheduler/subgroup-name"
-KAI_SKIP_PODGROUPER_LABEL = "kai.scheduler/skip-podgrouper"
+KAI_SKIP_PODGROUPER_ANNOTATION = "kai.scheduler/skip-podgrouper"
 KAI_POD_GROUP_ANNOTATION = "pod-group-name"
 
 ClaimName = Callable[[PlacedEngine, PlacedMember], str | None]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Workload:
+    """One LLMIS workload (the top-level spec fields, or `spec.prefill`) and what it was built from."""
+
+    spec: Mapping[str, Any]
+    parallelism: Parallelism
+    members: tuple[PlacedMember, ...]  # template member first
 
 
 def model_spec(model: ModelRef) -> dict[str, str]:
@@ -58,12 +70,11 @@ def members(engine: PlacedEngine) -> tuple[PlacedMember, PlacedMember | None]:
     raise RenderError(msg)
 
 
-def _metadata(field: str, pods: tuple[PlacedMember, ...], ours: Mapping[str, str]) -> dict[str, str]:
+def _metadata(field: str, pods: tuple[PlacedMember, ...]) -> dict[str, str]:
     merged: dict[str, str] = {}
     for member in reversed(pods):  # the Leader last: its values win
         merged.update(template_metadata(member, field))
-    merged.update(ours)
-    return dict(sorted(merged.items()))
+    return merged
 
 
 def workload(
@@ -73,29 +84,39 @@ def workload(
     queue: str,
     pod_group: str,
     identity: Mapping[str, str],
-) -> dict[str, Any]:
-    """One LLMIS workload (the top-level spec fields, or `spec.prefill`) for an engine."""
+    tolerations: tuple[Toleration, ...],
+) -> Workload:
+    """The LLMIS workload of an engine."""
     main, worker = members(engine)
     pods = (main,) if worker is None else (main, worker)
-    resolved = parallelism.resolve(engine, tensor_hint=tensor_parallel_size(user_args(main)))
+    resolved = parallelism.resolve(
+        engine,
+        tensor_hint=tensor_parallel_size(user_args(main)),
+        launched=tuple(m for m in pods if uses_preset_launcher(m)),
+    )
     labels = {
+        **user_pod_labels(_metadata("labels", pods)),
         **identity,
         KAI_QUEUE_LABEL: queue,
         KAI_SUBGROUP_LABEL: engine.name,
-        KAI_SKIP_PODGROUPER_LABEL: "true",
+    }
+    annotations = {
+        **_metadata("annotations", pods),
+        KAI_POD_GROUP_ANNOTATION: pod_group,
+        KAI_SKIP_PODGROUPER_ANNOTATION: "true",
     }
     spec: dict[str, Any] = {
         "replicas": engine.copies,
-        "labels": _metadata("labels", pods, labels),
-        "annotations": _metadata("annotations", pods, {KAI_POD_GROUP_ANNOTATION: pod_group}),
-        "template": pod_spec(main, claim_template=claim_name(engine, main)),
+        "labels": dict(sorted(labels.items())),
+        "annotations": dict(sorted(annotations.items())),
+        "template": pod_spec(main, claim_template=claim_name(engine, main), tolerations=tolerations),
     }
     par = parallelism.manifest(resolved)
     if par:
         spec["parallelism"] = par
     if worker is not None:
-        spec["worker"] = pod_spec(worker, claim_template=claim_name(engine, worker))
-    return spec
+        spec["worker"] = pod_spec(worker, claim_template=claim_name(engine, worker), tolerations=tolerations)
+    return Workload(spec=spec, parallelism=resolved, members=pods)
 
 
 def llm_inference_service(
@@ -103,17 +124,27 @@ def llm_inference_service(
     name: str,
     namespace: str,
     labels: Mapping[str, str],
+    annotations: Mapping[str, str],
     model: ModelRef,
-    main: Mapping[str, Any],
-    prefill: Mapping[str, Any] | None,
+    main: Workload,
+    prefill: Workload | None,
+    router: Mapping[str, Any] | None,
+    base_refs: tuple[str, ...],
 ) -> dict[str, Any]:
     """The LLMIS manifest from its rendered workloads."""
-    spec: dict[str, Any] = {"model": model_spec(model), **main}
+    spec: dict[str, Any] = {"model": model_spec(model), **main.spec}
     if prefill is not None:
-        spec["prefill"] = dict(prefill)
+        spec["prefill"] = dict(prefill.spec)
+    if router is not None:
+        spec["router"] = dict(router)
+    if base_refs:
+        spec["baseRefs"] = [{"name": n} for n in base_refs]
+    metadata: dict[str, Any] = {"name": name, "namespace": namespace, "labels": dict(labels)}
+    if annotations:
+        metadata["annotations"] = dict(annotations)
     return {
         "apiVersion": "serving.kserve.io/v1alpha1",
         "kind": "LLMInferenceService",
-        "metadata": {"name": name, "namespace": namespace, "labels": dict(labels)},
+        "metadata": metadata,
         "spec": spec,
     }

@@ -1,17 +1,27 @@
-"""The LLMInferenceService `parallelism` of an engine, and KServe's pod-count rule for it.
+"""The LLMInferenceService `parallelism` of an engine: its defaults, and the rules KServe and vLLM impose.
 
-KServe sizes each LeaderWorkerSet group from parallelism alone (`GetSize`): data parallelism
-(`data`/`dataLocal`, set together) gives `max(data // dataLocal, 1)` pods, else `pipeline`, else
-one. That group must be exactly the engine's gang, `1 + worker.nodes` pods (one for a Standalone
-engine), or KServe would start pods the scheduler never placed. Its webhook also needs a worker to
-come with pipeline or data parallelism, and rejects the two together.
+KServe picks the preset that launches vLLM by shape (KS config_merge.go): no worker -> single node;
+a worker with data parallelism -> `*-worker-data-parallel`; a worker with pipeline parallelism ->
+`*-worker-pipeline-parallel`, a preset KServe does not ship (v0.16 to v0.20): without a config of
+that name installed by the platform team, the LLMIS stays `PresetsCombined=False ConfigNotFound`
+and nothing starts. Hence the defaults:
 
-Defaults when the engine leaves a field out: a Leader/Worker engine without data parallelism gets
-`pipeline = 1 + worker.nodes`; `tensor` is the user's `--tensor-parallel-size` when the serving
-args carry one (the flag itself is dropped, the preset sets it from `tensor`), else the GPUs per
-node of the member that holds them. GPUs per node = the summed counts of the member's resolved
-requests whose device class names a GPU (a NIC or other device requested beside it is not a
-tensor shard); when no class says "gpu", all requests count.
+- a Leader/Worker engine defaults to data parallelism, as KServe's dp-ep sample: every pod runs
+  `dataLocal` ranks of `tensor` GPUs each, `data` = pods x dataLocal, `expert` on (vLLM applies it
+  to MoE layers only). `tensor` is the engine's, else the user's `--tensor-parallel-size`, else 1;
+  `dataLocal` is then the pod's GPUs / tensor;
+- pipeline parallelism only when the engine asks for it, `tensor` = the pod's GPUs (`notes` says
+  what KServe needs for it);
+- a single-node engine: `tensor` = the pod's GPUs / dataLocal (dataLocal 1 unless set).
+
+Checks, each a RenderError: KServe's group size (`GetSize`: max(data // dataLocal, 1) with data
+parallelism, else pipeline, else 1) must be the engine's gang, 1 + worker.nodes pods, or KServe
+would start pods the scheduler never placed; its webhook rules (a worker needs data or pipeline,
+not both; data comes with dataLocal); and tensor x dataLocal must equal the GPUs each pod claims,
+because the presets start that many ranks per pod, on the leader too (a leader that claims no GPU
+cannot run its ranks). Members with their own `command` run their own launcher and are not
+checked. GPUs of a pod = the summed counts of its resolved requests whose device class names a
+GPU (a NIC requested beside them is not a rank); when no class says "gpu", all requests count.
 """
 
 from __future__ import annotations
@@ -44,7 +54,7 @@ def expected_group_size(engine: PlacedEngine) -> int:
 
 
 def _gpu_member(engine: PlacedEngine) -> PlacedMember:
-    """The member whose GPUs size `tensor`: the workers when they claim, else the first claiming member."""
+    """The member whose GPUs size the ranks: the workers when they claim, else the first claiming member."""
     by_role = {m.role: m for m in engine.members}
     worker = by_role.get(Role.WORKER)
     if worker is not None and worker.device_requests:
@@ -52,7 +62,22 @@ def _gpu_member(engine: PlacedEngine) -> PlacedMember:
     return next((m for m in engine.members if m.device_requests), engine.members[0])
 
 
-def _check(engine: PlacedEngine, p: Parallelism) -> None:
+def _defaults(engine: PlacedEngine, p: Parallelism, tensor_hint: int | None) -> Parallelism:
+    gpus = gpus_per_node(_gpu_member(engine))
+    pods = expected_group_size(engine)
+    data_set = p.data is not None or p.data_local is not None
+    if pods > 1 and p.pipeline is None and not data_set:
+        tensor = p.tensor or tensor_hint or 1
+        local = max(gpus // tensor, 1)
+        expert = True if p.expert is None else p.expert
+        return replace(p, tensor=tensor, data_local=local, data=pods * local, expert=expert)
+    if p.tensor is None:
+        per_rank = gpus // (p.data_local or 1) if p.pipeline is None else gpus
+        return replace(p, tensor=tensor_hint or per_rank or None)
+    return p
+
+
+def _check_kserve(engine: PlacedEngine, p: Parallelism) -> None:
     where = f"engine {engine.name}: parallelism"
     data_set, local_set = p.data is not None, p.data_local is not None
     if data_set != local_set:
@@ -73,17 +98,46 @@ def _check(engine: PlacedEngine, p: Parallelism) -> None:
         raise RenderError(msg)
 
 
-def resolve(engine: PlacedEngine, *, tensor_hint: int | None) -> Parallelism:
-    """The engine's parallelism with defaults filled in; RenderError when it contradicts the gang."""
-    p = engine.parallelism or Parallelism()
-    multi_node = expected_group_size(engine) > 1
-    if multi_node and p.pipeline is None and p.data is None and p.data_local is None:
-        p = replace(p, pipeline=expected_group_size(engine))
-    if p.tensor is None:
-        tensor = tensor_hint or gpus_per_node(_gpu_member(engine))
-        p = replace(p, tensor=tensor or None)
-    _check(engine, p)
+def _check_gpus(engine: PlacedEngine, p: Parallelism, launched: tuple[PlacedMember, ...]) -> None:
+    """tensor x dataLocal GPUs per pod, on every pod the preset launches."""
+    if not any(m.device_requests for m in engine.members) or p.tensor is None:
+        return
+    ranks = p.tensor * (p.data_local or 1)
+    for member in launched:
+        claimed = gpus_per_node(member)
+        if claimed == ranks:
+            continue
+        formula = f"tensor ({p.tensor}) x dataLocal ({p.data_local})" if p.data_local else f"tensor ({p.tensor})"
+        if claimed == 0:
+            msg = (
+                f"engine {engine.name}: {member.role} pods claim no GPU, but KServe's preset runs {formula} = "
+                f"{ranks} GPU(s) of vLLM ranks on every pod, the leader too: give the {member.role} the same "
+                "nodeSelector devices as the Worker"
+            )
+        else:
+            msg = (
+                f"engine {engine.name}: parallelism {formula} = {ranks} GPU(s) per pod, but {member.role} pods "
+                f"claim {claimed}: make them equal"
+            )
+        raise RenderError(msg)
+
+
+def resolve(
+    engine: PlacedEngine, *, tensor_hint: int | None, launched: tuple[PlacedMember, ...] | None = None
+) -> Parallelism:
+    """The engine's parallelism with defaults filled in; RenderError when KServe or vLLM would refuse it.
+
+    `launched`: the members whose pods run the preset's vLLM launcher (default: every member).
+    """
+    p = _defaults(engine, engine.parallelism or Parallelism(), tensor_hint)
+    _check_kserve(engine, p)
+    _check_gpus(engine, p, engine.members if launched is None else launched)
     return p
+
+
+def needs_pipeline_config(engine: PlacedEngine, p: Parallelism) -> bool:
+    """True when KServe will look for a pipeline-parallel worker preset it does not ship."""
+    return expected_group_size(engine) > 1 and p.pipeline is not None
 
 
 def manifest(p: Parallelism) -> dict[str, int | bool]:

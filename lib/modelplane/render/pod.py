@@ -1,14 +1,26 @@
 """Pod wiring: the PodSpec of one placed member, as the LLMInferenceService carries it.
 
 From the member's curated template: the container named `engine` becomes KServe's serving
-container `main` (image, env, resources, ...; `command` only when the user wrote one; args minus
-the flags the preset launcher sets, see `args`), and the other PodSpec fields (imagePullSecrets,
-...) pass through. Added to every PodSpec:
+container `main` (env, resources, ...; `command` only when the user wrote one; args minus the flags
+the preset launcher sets, quoted for its `eval`, see `args`), and the other PodSpec fields
+(imagePullSecrets, ...) pass through. KServe merges `main` over its preset's container (strategic
+merge by container name; lists such as args replaced, maps such as securityContext merged).
+
+Image and security context: without an image the preset's image runs (llm-d's vLLM build, non-root,
+matching the preset's `runAsNonRoot: true`). With an image the user's runs, and since the common
+vLLM images (vllm/vllm-openai) run as root, which `runAsNonRoot: true` refuses to start, the
+container gets `securityContext.runAsNonRoot: false` unless the template gives its own
+securityContext (say runAsUser for a non-root image on a cluster that enforces the restricted Pod
+Security Standard). The preset's other hardening (no privilege escalation, all capabilities dropped,
+RuntimeDefault seccomp) is merged in either way.
+
+Added to every PodSpec:
 
 - `nodeSelector {modelplane.ai/pool: <pool>}`: the pool the scheduler chose;
 - `schedulerName: kai-scheduler`, so the gang's PodGroup governs the pods;
-- a toleration `nvidia.com/gpu Exists NoSchedule`: the taint GPU Operator / managed node groups
-  put on GPU nodes. Claimless leaders tolerate it too: they ride on the engine's (GPU) pool;
+- the deployment's tolerations (they admitted the cluster; a taint on the pool's nodes needs them
+  on the pods too) and `nvidia.com/gpu Exists NoSchedule`: the taint GPU Operator / managed node
+  groups put on GPU nodes;
 - for a claiming member, a pod claim `devices` from its ResourceClaimTemplate (every pod gets
   its own claim) and `resources.claims [{name: devices}]` on `main`.
 
@@ -22,8 +34,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from modelplane import names
-from modelplane.model import PlacedMember
-from modelplane.render.args import extra_args
+from modelplane.model import PlacedMember, Toleration
+from modelplane.render.args import extra_args, shell_words
 
 ENGINE_CONTAINER = "engine"  # the container name in the curated template
 SERVING_CONTAINER = "main"  # KServe's preset container name (strategic-merge key)
@@ -57,17 +69,27 @@ def _engine_container(spec: Mapping[str, Any]) -> Mapping[str, Any]:
     return _split(spec)[0]
 
 
+ROOT_IMAGE_SECURITY: Mapping[str, bool] = {"runAsNonRoot": False}
+
+
+def uses_preset_launcher(member: PlacedMember) -> bool:
+    """True unless the member's container has its own command (which replaces the preset's)."""
+    return "command" not in _engine_container(as_mapping(member.template.get("spec")))
+
+
 def serving_container(member: PlacedMember) -> dict[str, Any]:
     """KServe's `main` container built from the member's `engine` container."""
     user = _engine_container(as_mapping(member.template.get("spec")))
     container: dict[str, Any] = {k: v for k, v in user.items() if k not in {"name", "command", "args"}}
     container["name"] = SERVING_CONTAINER
+    if "image" in user and "securityContext" not in user:
+        container["securityContext"] = dict(ROOT_IMAGE_SECURITY)
     user_args = [str(a) for a in as_list(user.get("args"))]
     if "command" in user:
         container["command"] = user["command"]
         args = user_args  # the user's own launcher: nothing of the preset's applies
     else:
-        args = list(extra_args(user_args))
+        args = list(shell_words(extra_args(user_args)))
     if args:
         container["args"] = args
     if member.device_requests:
@@ -84,16 +106,22 @@ def user_args(member: PlacedMember) -> tuple[str, ...]:
     return tuple(str(a) for a in as_list(user.get("args")))
 
 
-def pod_spec(member: PlacedMember, *, claim_template: str | None) -> dict[str, Any]:
+def toleration(t: Toleration) -> dict[str, str]:
+    """A Kubernetes toleration (empty fields left out: an empty effect tolerates every effect)."""
+    out = {"key": t.key, "operator": t.operator, "value": t.value, "effect": t.effect.value if t.effect else ""}
+    return {k: v for k, v in out.items() if v}
+
+
+def pod_spec(
+    member: PlacedMember, *, claim_template: str | None, tolerations: tuple[Toleration, ...] = ()
+) -> dict[str, Any]:
     """The member's PodSpec with the placement and gang wiring."""
     template_spec = as_mapping(member.template.get("spec"))
     spec: dict[str, Any] = {k: v for k, v in template_spec.items() if k != "containers"}
     spec["containers"] = [serving_container(member), *_split(template_spec)[1]]
     spec["nodeSelector"] = {**as_mapping(spec.get("nodeSelector")), names.LABEL_POOL: member.pool}
-    tolerations = as_list(spec.get("tolerations"))
-    if GPU_TOLERATION not in tolerations:
-        tolerations.append(dict(GPU_TOLERATION))
-    spec["tolerations"] = tolerations
+    wanted = [*as_list(spec.get("tolerations")), *(toleration(t) for t in tolerations), dict(GPU_TOLERATION)]
+    spec["tolerations"] = [t for i, t in enumerate(wanted) if t not in wanted[:i]]
     spec["schedulerName"] = KAI_SCHEDULER
     if claim_template is not None:
         claims = [c for c in as_list(spec.get("resourceClaims")) if as_mapping(c).get("name") != CLAIM_NAME]
