@@ -171,6 +171,17 @@ CONTAINERS = [
         },
     ),
     ContainerCase(
+        "a {{ is escaped for KServe's Go template pass over the spec",
+        container_template(args=("--chat-template={{ messages }}",)),
+        {
+            "name": "main",
+            "image": IMAGE,
+            "args": ["'--chat-template={{`{{`}} messages }}'"],
+            "resources": CLAIM,
+            "securityContext": {"runAsNonRoot": False},
+        },
+    ),
+    ContainerCase(
         "a user command replaces the launcher and keeps every arg as written",
         container_template(args=("serve", "Qwen/Qwen3-8B", "--port", "8000", JSON_ARG), command=("vllm",)),
         {

@@ -18,13 +18,18 @@ pod-grouper regroups every pod into a PodGroup of its own.
 
 `spec.model.name` defaults to the URI without its scheme (`hf://Qwen/Qwen3-8B` -> `Qwen/Qwen3-8B`):
 KServe would otherwise serve the model under the generated object name.
+
+KServe runs Go's text/template over the whole merged spec (KS config_merge.go `ReplaceVariables`,
+since v0.16), so a user's `{{` (a chat template in an arg, say) would be parsed as a template
+action and the reconcile would fail or substitute. Every `{{` in the spec is written as
+``{{`{{`}}``, which the template renders back to `{{` (`go_template_literal`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from modelplane.model import ModelRef, Parallelism, PlacedEngine, PlacedMember, Role, Toleration
 from modelplane.render import parallelism
@@ -119,6 +124,17 @@ def workload(
     return Workload(spec=spec, parallelism=resolved, members=pods)
 
 
+def go_template_literal(value: Any) -> Any:
+    """`value` with every `{{` in its strings escaped for KServe's template pass."""
+    if isinstance(value, str):
+        return value.replace("{{", "{{`{{`}}")
+    if isinstance(value, Mapping):
+        return {k: go_template_literal(v) for k, v in cast("Mapping[str, Any]", value).items()}
+    if isinstance(value, list):
+        return [go_template_literal(v) for v in cast("list[Any]", value)]
+    return value
+
+
 def llm_inference_service(
     *,
     name: str,
@@ -132,11 +148,11 @@ def llm_inference_service(
     base_refs: tuple[str, ...],
 ) -> dict[str, Any]:
     """The LLMIS manifest from its rendered workloads."""
-    spec: dict[str, Any] = {"model": model_spec(model), **main.spec}
+    spec: dict[str, Any] = {"model": go_template_literal(model_spec(model)), **go_template_literal(main.spec)}
     if prefill is not None:
-        spec["prefill"] = dict(prefill.spec)
+        spec["prefill"] = go_template_literal(prefill.spec)
     if router is not None:
-        spec["router"] = dict(router)
+        spec["router"] = go_template_literal(router)
     if base_refs:
         spec["baseRefs"] = [{"name": n} for n in base_refs]
     metadata: dict[str, Any] = {"name": name, "namespace": namespace, "labels": dict(labels)}
