@@ -52,11 +52,18 @@ def _device(name: str, selectors: tuple[str, ...], count: int = 1) -> dict[str, 
     return {"name": name, "count": count, "selectors": [{"cel": s} for s in selectors]}
 
 
-def _template(args: list[str] | None = None) -> dict[str, Any]:
+def _template(args: list[str] | None = None, command: list[str] | None = None) -> dict[str, Any]:
     container: dict[str, Any] = {"name": "engine", "image": IMAGE}
+    if command:
+        container["command"] = command
     if args:
         container["args"] = args
     return {"spec": {"containers": [container]}}
+
+
+# A claimless leader is a coordinator with a launcher of its own: KServe's presets run vLLM ranks,
+# and need GPUs, on every pod they launch, the leader included.
+COORDINATOR = ["/bin/sh", "-c", "exec ray start --head --block"]
 
 
 def _engines(shape: Shape) -> list[dict[str, Any]]:
@@ -74,7 +81,7 @@ def _engines(shape: Shape) -> list[dict[str, Any]]:
                 {
                     "name": "gang",
                     "members": [
-                        {"role": "Leader", "template": _template()},
+                        {"role": "Leader", "template": _template(command=COORDINATOR)},
                         {
                             "role": "Worker",
                             "worker": {"nodes": 2},
@@ -102,7 +109,7 @@ def _engines(shape: Shape) -> list[dict[str, Any]]:
                     "name": "decode",
                     "phase": "Decode",
                     "members": [
-                        {"role": "Leader", "template": _template()},
+                        {"role": "Leader", "template": _template(command=COORDINATOR)},
                         {
                             "role": "Worker",
                             "worker": {"nodes": 1},
