@@ -355,10 +355,6 @@ def statefulsets(names: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k, v in names.items() if "StatefulSet" in k}
 
 
-def env_of(container: Mapping[str, Any]) -> dict[str, Any]:
-    return {e["name"]: e for e in container.get("env", [])}
-
-
 def flag_values(argv: Sequence[str], flag: str) -> list[str]:
     """Values given to `flag` in argv (`--flag v` and `--flag=v`)."""
     out: list[str] = []

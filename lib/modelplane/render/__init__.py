@@ -39,7 +39,7 @@ from __future__ import annotations
 from typing import Any
 
 from modelplane import names
-from modelplane.model import ModelReplica, Phase, PlacedEngine, PlacedMember, ServingMode
+from modelplane.model import ModelRef, ModelReplica, Phase, PlacedEngine, PlacedMember, ServingMode
 from modelplane.render import parallelism
 from modelplane.render.args import tensor_parallel_size
 from modelplane.render.claims import resource_claim_template
@@ -89,7 +89,8 @@ def _workloads(replica: ModelReplica, engines: list[PlacedEngine]) -> list[tuple
     return [(by_phase[Phase.DECODE][0], by_phase[Phase.PREFILL][0])]
 
 
-def _checked_engines(replica: ModelReplica) -> list[PlacedEngine]:
+def _checked(replica: ModelReplica) -> tuple[ModelRef, list[PlacedEngine]]:
+    """The model and the engines in name order, once every shape is known to render."""
     if replica.model is None:
         raise RenderError(NO_MODEL)
     if not replica.provider_config_name:
@@ -101,7 +102,7 @@ def _checked_engines(replica: ModelReplica) -> list[PlacedEngine]:
         raise RenderError(msg)
     for engine in engines:
         members(engine)  # check every member shape before rendering anything
-    return engines
+    return replica.model, engines
 
 
 def _shape(w: Workload) -> dict[str, Any]:
@@ -111,8 +112,7 @@ def _shape(w: Workload) -> dict[str, Any]:
 
 def render_replica(replica: ModelReplica) -> tuple[RenderedObject, ...]:
     """Every manifest the replica needs on its cluster, wrapped and ordered by key."""
-    engines = _checked_engines(replica)
-    assert replica.model is not None  # checked above
+    model, engines = _checked(replica)
     identity = _identity(replica)
     object_labels = {**replica.labels, **identity}
     pod_group_name = _name(replica, "podgroup")
@@ -163,13 +163,13 @@ def render_replica(replica: ModelReplica) -> tuple[RenderedObject, ...]:
         prefill = workload_of(prefill_engine) if prefill_engine is not None else None
         shape = digest({"main": _shape(main), "prefill": _shape(prefill) if prefill else None})
         labels = object_labels if prefill is not None else {**object_labels, names.LABEL_ENGINE: main_engine.name}
-        secret = storage_secret(replica.model, (*main.members, *(prefill.members if prefill else ())))
+        secret = storage_secret(model, (*main.members, *(prefill.members if prefill else ())))
         manifest = llm_inference_service(
             name=_name(replica, main_engine.name, shape, max_length=LLMIS_NAME_MAX),
             namespace=replica.workload_namespace,
             labels=llmis_metadata_labels(labels),
             annotations={STORAGE_SECRET_ANNOTATION: secret} if secret else {},
-            model=replica.model,
+            model=model,
             main=main,
             prefill=prefill,
             router=llmis_router,
