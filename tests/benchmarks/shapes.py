@@ -61,8 +61,9 @@ def _template(args: list[str] | None = None, command: list[str] | None = None) -
     return {"spec": {"containers": [container]}}
 
 
-# A claimless leader is a coordinator with a launcher of its own: KServe's presets run vLLM ranks,
-# and need GPUs, on every pod they launch, the leader included.
+# A claimless leader renders only with a launcher of its own: KServe's presets run vLLM ranks, and
+# need GPUs, on every pod they launch, the leader included. (These shapes exercise scheduling and
+# rendering; they are not meant to run.)
 COORDINATOR = ["/bin/sh", "-c", "exec ray start --head --block"]
 
 
