@@ -67,6 +67,12 @@ def _member(r: ModelReplica, llmis: dict[str, Any], path: str) -> PlacedMember:
     return next(m for m in eng.members if m.role in roles)
 
 
+def _ours(workload: dict[str, Any]) -> list[str]:
+    """The arg we add in front of the user's: the tensor size, which single-node presets pass only from v0.20."""
+    tensor = workload.get("parallelism", {}).get("tensor")
+    return [f"--tensor-parallel-size={tensor}"] if "worker" not in workload and tensor else []
+
+
 def _seen(argv: list[str], baseline: list[str], workload: dict[str, Any]) -> dict[str, Any]:
     """What vLLM is told: its model path and name, the parallelism flags, and the args after the preset's."""
     p = workload.get("parallelism", {})
@@ -102,7 +108,7 @@ def test_every_example_reaches_vllm_as_written(example: str, index: int, tmp_pat
             "tensor": str(p["tensor"]) if "tensor" in p else None,
             "data": str(p["data"]) if p.get("data") else None,
             "expert": bool(p.get("expert")),
-            "user args": list(extra_args(user_args(_member(r, llmis, path)))),
+            "user args": [*_ours(workload), *extra_args(user_args(_member(r, llmis, path)))],
         }
     assert got == want
 
@@ -160,13 +166,16 @@ def test_hostile_args_reach_vllm_unchanged(kind: str, tmp_path: Path) -> None:
     kserve.require_presets()
     args = tuple(HOSTILE[kind])
     got: dict[str, list[str]] = {}
+    want: dict[str, list[str]] = {}
     for shape, r in _shapes(args).items():
         llmis = next(o for o in render_replica(r) if o.readiness_source).manifest["spec"]["forProvider"]["manifest"]
         for path in WORKLOADS:
-            if _workload(llmis, path) is not None:
+            workload = _workload(llmis, path)
+            if workload is not None:
                 argv = _argv(llmis, path, tmp_path)
                 got[f"{shape}: {path}"] = argv[len(_argv(llmis, path, tmp_path, without_args=True)) :]
-    assert got == {key: list(args) for key in got}
+                want[f"{shape}: {path}"] = [*_ours(workload), *args]
+    assert got == want
     assert len(got) == 11  # every shape's every workload ran
 
 

@@ -142,6 +142,7 @@ class ContainerCase:
 
 JSON_ARG = '--kv-transfer-config={"kv_connector":"NixlConnector","kv_role":"kv_both"}'
 CLAIM = {"claims": [{"name": "devices"}]}
+TP = "--tensor-parallel-size=1"
 CONTAINERS = [
     ContainerCase(
         "without a command the preset launches vLLM and owned flags go",
@@ -149,15 +150,15 @@ CONTAINERS = [
         {
             "name": "main",
             "image": IMAGE,
-            "args": ["--enforce-eager"],
+            "args": [TP, "--enforce-eager"],
             "resources": CLAIM,
             "securityContext": {"runAsNonRoot": False},
         },
     ),
     ContainerCase(
-        "only owned flags leave no args, so the preset's stand",
+        "only owned flags leave the tensor size, which single-node presets before v0.20 do not pass",
         container_template(args=("--model", "Qwen/Qwen3-8B")),
-        {"name": "main", "image": IMAGE, "resources": CLAIM, "securityContext": {"runAsNonRoot": False}},
+        {"name": "main", "image": IMAGE, "args": [TP], "resources": CLAIM, "securityContext": {"runAsNonRoot": False}},
     ),
     ContainerCase(
         "args the preset's eval would re-parse are quoted for it, plain ones left as they are",
@@ -165,7 +166,7 @@ CONTAINERS = [
         {
             "name": "main",
             "image": IMAGE,
-            "args": ["--max-model-len=8192", f"'{JSON_ARG}'", "'--chat-template=a b'", "'--x=$HOME'"],
+            "args": [TP, "--max-model-len=8192", f"'{JSON_ARG}'", "'--chat-template=a b'", "'--x=$HOME'"],
             "resources": CLAIM,
             "securityContext": {"runAsNonRoot": False},
         },
@@ -176,7 +177,7 @@ CONTAINERS = [
         {
             "name": "main",
             "image": IMAGE,
-            "args": ["'--chat-template={{`{{`}} messages }}'"],
+            "args": [TP, "'--chat-template={{`{{`}} messages }}'"],
             "resources": CLAIM,
             "securityContext": {"runAsNonRoot": False},
         },
@@ -196,7 +197,7 @@ CONTAINERS = [
     ContainerCase(
         "without an image the preset's non-root image and security context stand",
         container_template(image=None, args=("--enforce-eager",)),
-        {"name": "main", "args": ["--enforce-eager"], "resources": CLAIM},
+        {"name": "main", "args": [TP, "--enforce-eager"], "resources": CLAIM},
     ),
     ContainerCase(
         "a security context of the user's own is kept as written",
@@ -204,6 +205,7 @@ CONTAINERS = [
         {
             "name": "main",
             "image": IMAGE,
+            "args": [TP],
             "resources": CLAIM,
             "securityContext": {"runAsUser": 1000, "runAsNonRoot": True},
         },

@@ -110,11 +110,16 @@ def workload(
         KAI_POD_GROUP_ANNOTATION: pod_group,
         KAI_SKIP_PODGROUPER_ANNOTATION: "true",
     }
+    # KServe's single-node presets pass parallelism.tensor to vLLM only from v0.20 (kserve#5782);
+    # the flag in the args makes v0.18 and v0.19 shard too (v0.20 then passes the same value twice).
+    flags = (f"--tensor-parallel-size={resolved.tensor}",) if worker is None and resolved.tensor else ()
     spec: dict[str, Any] = {
         "replicas": engine.copies,
         "labels": dict(sorted(labels.items())),
         "annotations": dict(sorted(annotations.items())),
-        "template": pod_spec(main, claim_template=claim_name(engine, main), tolerations=tolerations),
+        "template": pod_spec(
+            main, claim_template=claim_name(engine, main), tolerations=tolerations, preset_flags=flags
+        ),
     }
     par = parallelism.manifest(resolved)
     if par:

@@ -2,7 +2,8 @@
 
 From the member's curated template: the container named `engine` becomes KServe's serving
 container `main` (env, resources, ...; `command` only when the user wrote one; args minus the flags
-the preset launcher sets, quoted for its `eval`, see `args`), and the other PodSpec fields
+the preset launcher sets, quoted for its `eval`, see `args`, after any flags the caller puts first),
+and the other PodSpec fields
 (imagePullSecrets, ...) pass through. KServe merges `main` over its preset's container (strategic
 merge by container name; lists such as args replaced, maps such as securityContext merged).
 
@@ -77,8 +78,11 @@ def uses_preset_launcher(member: PlacedMember) -> bool:
     return "command" not in _engine_container(as_mapping(member.template.get("spec")))
 
 
-def serving_container(member: PlacedMember) -> dict[str, Any]:
-    """KServe's `main` container built from the member's `engine` container."""
+def serving_container(member: PlacedMember, *, preset_flags: tuple[str, ...] = ()) -> dict[str, Any]:
+    """KServe's `main` container built from the member's `engine` container.
+
+    `preset_flags` go first in the args when the preset launches vLLM (not with a user command).
+    """
     user = _engine_container(as_mapping(member.template.get("spec")))
     container: dict[str, Any] = {k: v for k, v in user.items() if k not in {"name", "command", "args"}}
     container["name"] = SERVING_CONTAINER
@@ -89,7 +93,7 @@ def serving_container(member: PlacedMember) -> dict[str, Any]:
         container["command"] = user["command"]
         args = user_args  # the user's own launcher: nothing of the preset's applies
     else:
-        args = list(shell_words(extra_args(user_args)))
+        args = [*preset_flags, *shell_words(extra_args(user_args))]
     if args:
         container["args"] = args
     if member.device_requests:
@@ -113,12 +117,16 @@ def toleration(t: Toleration) -> dict[str, str]:
 
 
 def pod_spec(
-    member: PlacedMember, *, claim_template: str | None, tolerations: tuple[Toleration, ...] = ()
+    member: PlacedMember,
+    *,
+    claim_template: str | None,
+    tolerations: tuple[Toleration, ...] = (),
+    preset_flags: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """The member's PodSpec with the placement and gang wiring."""
     template_spec = as_mapping(member.template.get("spec"))
     spec: dict[str, Any] = {k: v for k, v in template_spec.items() if k != "containers"}
-    spec["containers"] = [serving_container(member), *_split(template_spec)[1]]
+    spec["containers"] = [serving_container(member, preset_flags=preset_flags), *_split(template_spec)[1]]
     spec["nodeSelector"] = {**as_mapping(spec.get("nodeSelector")), names.LABEL_POOL: member.pool}
     wanted = [*as_list(spec.get("tolerations")), *(toleration(t) for t in tolerations), dict(GPU_TOLERATION)]
     spec["tolerations"] = [t for i, t in enumerate(wanted) if t not in wanted[:i]]
