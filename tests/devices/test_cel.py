@@ -67,6 +67,21 @@ CASES = [
         want=True,
     ),
     Case("isQuantity rejects an upper-case K suffix", 'isQuantity("200K")', want=False),
+    Case("isQuantity accepts the nano suffix", 'isQuantity("100n")', want=True),
+    Case("isQuantity accepts the micro suffix", 'isQuantity("1500u")', want=True),
+    Case("micro and milli compare by value", 'quantity("1500u") == quantity("1.5m")', want=True),
+    Case(
+        "binary quantities beyond int64 saturate as in Kubernetes",
+        'quantity("8Ei").compareTo(quantity("10Ei")) == 0',
+        want=True,
+    ),
+    Case("decimal quantities beyond int64 do not saturate", 'quantity("10E").isGreaterThan(quantity("9E"))', want=True),
+    Case("isQuantity refuses text over the length bound", f'isQuantity("{"1" * 1025}")', want=False),
+    Case(
+        "a double overflow in asApproximateFloat is an infinity",
+        'quantity("1e400").asApproximateFloat() > 1.0e308',
+        want=True,
+    ),
     Case("ordering a quantity against an int is an error, so no match", f"{CAP}.memory > 5", want=False),
     Case("comparing a quantity to an int with == does not match", f"{CAP}.memory == 85899345920", want=False),
     # semver

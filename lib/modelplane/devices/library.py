@@ -11,6 +11,7 @@ The library functions below decode the tags in Python and raise on anything else
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, cast
@@ -137,7 +138,11 @@ def _is_integer(value: object) -> bool:
 
 
 def _as_float(value: object) -> float:
-    return float(_quantity(value))
+    exact = _quantity(value)
+    try:
+        return float(exact)
+    except OverflowError:  # Kubernetes gives an infinity where the value exceeds a double
+        return math.inf if exact > 0 else -math.inf
 
 
 def _overload(name: str, result: Any, params: list[Any], impl: Callable[..., object], *, member: bool = True) -> Any:

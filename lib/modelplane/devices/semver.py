@@ -3,7 +3,8 @@
 Parsing is strict, as Kubernetes' `semver(<string>)`: MAJOR.MINOR.PATCH with no leading zeros,
 optional pre-release and build metadata. `semver(<string>, true)` normalizes first (drops a
 leading "v", fills a missing minor/patch with 0, strips leading zeros). Build metadata is
-ignored by comparison and equality.
+ignored by comparison and equality. Text longer than MAX_TEXT characters is refused (Kubernetes
+sets no bound; a version attribute is at most 64).
 """
 
 from __future__ import annotations
@@ -11,12 +12,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_NUMERIC = r"0|[1-9]\d*"
+_NUMERIC = r"0|[1-9][0-9]*"
 _IDENT = r"[0-9A-Za-z-]+"
 _PATTERN = re.compile(
     rf"({_NUMERIC})\.({_NUMERIC})\.({_NUMERIC})(?:-({_IDENT}(?:\.{_IDENT})*))?(?:\+({_IDENT}(?:\.{_IDENT})*))?"
 )
-_LEADING_ZERO_NUMBER = re.compile(r"0\d+")
+_LEADING_ZERO_NUMBER = re.compile(r"0[0-9]+")
+MAX_TEXT = 1024
 
 
 class SemverError(ValueError):
@@ -43,6 +45,9 @@ class Semver:
 
 
 def parse_semver(text: str, *, normalize: bool = False) -> Semver:
+    if len(text) > MAX_TEXT:
+        msg = f"a version longer than {MAX_TEXT} characters is not supported"
+        raise SemverError(msg)
     if normalize:
         text = _normalize(text)
     match = _PATTERN.fullmatch(text)
