@@ -253,6 +253,8 @@ CASES = [
     ),
     Case("a pool has no negative nodes", "ic-negative-nodes", "nodes: -1 is less than the minimum of 0"),
     Case("a version attribute is a semantic version", "ic-version-not-semver", "'560.35.03' does not match"),
+    Case("a capacity is a Kubernetes quantity", "ic-capacity-not-quantity", "'80GB' does not match"),
+    Case("a capacity exponent has at most three digits", "ic-capacity-huge-exponent", "'1e999999999' does not match"),
     Case("topology levels need a topology", "ic-topology-level-without-topology", "topology levels need a topology"),
     Case("template label keys are Kubernetes label keys", "md-bad-label-key", "label keys must be [prefix/]name"),
     Case(

@@ -32,6 +32,7 @@ from modelplane.api._wire import Count, Int, Observed, Quantity, Wire, unique, v
 from modelplane.api.common import LabelSelector, NameRef, Taint
 from modelplane.api.deployment import DNS_LABEL, metadata
 from modelplane.api.provisioning import CapacityBlock, ClusterSource, Fabric
+from modelplane.devices.quantity import QuantityError, parse_quantity
 from modelplane.devices.semver import is_semver
 
 
@@ -66,6 +67,16 @@ class Attribute(Wire):
 
 class Capacity(Wire):
     value: Quantity = Field(max_length=64)  # as the XRD bounds it: a huge float must not reach gpuPools
+
+    @field_validator("value")
+    @classmethod
+    def _is_quantity(cls, value: str) -> str:
+        # A capacity that does not parse would silently make its device match nothing.
+        try:
+            parse_quantity(value)
+        except QuantityError as error:
+            raise ValueError(str(error)) from None
+        return value
 
 
 class Device(Wire):

@@ -93,7 +93,7 @@ def _exponent(text: str, suffix: str) -> tuple[int, int, bool]:
     sign, digits = (suffix[1], suffix[2:]) if suffix[1:2] in _SIGNS else ("", suffix[1:])
     if suffix[:1] in ("e", "E") and digits and all(c in _DIGITS for c in digits):
         if len(digits.lstrip("0")) > len(str(MAX_EXPONENT)) or int(digits) > MAX_EXPONENT:
-            msg = f"{text!r}: exponents beyond +-{MAX_EXPONENT} are not supported"
+            msg = f"{text!r} is not a supported quantity: its exponent is beyond +-{MAX_EXPONENT}"
             raise QuantityError(msg)
         return 10, -int(digits) if sign == "-" else int(digits), False
     msg = f"{text!r} is not a quantity: unknown suffix {suffix!r}"
