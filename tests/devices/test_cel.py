@@ -28,7 +28,7 @@ CAP = 'device.capacity["gpu.nvidia.com"]'
 class Case:
     name: str
     expression: str
-    want: bool
+    want: bool | str  # a str: the evaluation error
     device: Device = field(default=GPU)
 
 
@@ -82,8 +82,6 @@ CASES = [
         'quantity("1e400").asApproximateFloat() > 1.0e308',
         want=True,
     ),
-    Case("ordering a quantity against an int is an error, so no match", f"{CAP}.memory > 5", want=False),
-    Case("comparing a quantity to an int with == does not match", f"{CAP}.memory == 85899345920", want=False),
     # semver
     Case("version attribute greater than a semver", f'{NV}.driverVersion.isGreaterThan(semver("550.0.0"))', want=True),
     Case("version attribute less than a semver", f'{NV}.driverVersion.isLessThan(semver("550.54.14"))', want=False),
@@ -103,14 +101,14 @@ CASES = [
     ),
     Case("isSemver rejects leading zeros", 'isSemver("01.2.3")', want=False),
     Case(
-        "a malformed semver literal is an evaluation error, so no match",
+        "a malformed semver literal is an evaluation error",
         f'{NV}.driverVersion.isGreaterThan(semver("x"))',
-        want=False,
+        want="not a semantic version: 'x'",
     ),
     Case(
-        "comparing a version with a quantity does not match",
+        "comparing a version with a quantity is an evaluation error",
         f'{NV}.driverVersion.isGreaterThan(quantity("1"))',
-        want=False,
+        want="expected a semantic version",
     ),
     # typed attributes
     Case("string attribute", f'{NV}.productName.startsWith("NVIDIA H100")', want=True),
@@ -134,28 +132,60 @@ CASES = [
         f'cel.bind(nv, {NV}, nv.index > 2 && nv.productName.contains("H100"))',
         want=True,
     ),
-    # evaluation errors
-    Case("a missing attribute is an evaluation error, so no match", f"{NV}.absent == 1", want=False),
-    Case("a missing attribute under negation still does not match", f"!({NV}.absent == 1)", want=False),
+    # evaluation errors are values, never a match
+    Case("a missing attribute is an evaluation error", f"{NV}.absent == 1", want='no such key "absent"'),
+    Case("a missing attribute under negation is still an error", f"!({NV}.absent == 1)", want='no such key "absent"'),
     Case("an error absorbed by || matches", f"{NV}.absent == 1 || true", want=True),
+    Case("an error absorbed by && does not match", f"{NV}.absent == 1 && false", want=False),
+    Case("a non-boolean result is an error", f"{NV}.productName", want="the result is string, not bool"),
+    Case("a bool attribute is a selector by itself", f"{NV}.mig", want=False),
+    Case("division by zero is an error", "1 / 0 == 1", want="divide by zero"),
+    Case("int overflow is an error", "9223372036854775807 + 1 > 0", want="integer overflow"),
+    Case(
+        "a case typo in an attribute name is an error",
+        f'{NV}.productname.startsWith("NVIDIA")',
+        want='no such key "productname"',
+    ),
     Case(
         "a device with an unparsable capacity matches nothing",
         "true",
-        want=False,
+        want="the device's own values do not parse: 'lots' is not a quantity",
         device=device("bad", capacity={"memory": "lots"}),
     ),
     Case(
         "a device with an unparsable version matches nothing",
         "true",
-        want=False,
+        want="the device's own values do not parse: not a semantic version",
         device=device("bad", attributes={"v": attr("1.0", version=True)}),
+    ),
+    # a domain the device lacks reads as an empty map, as in Kubernetes
+    Case("has() on a missing domain's attribute is false", 'has(device.attributes["amd.com"].x)', want=False),
+    Case(
+        "a missing domain's attribute is a missing key", 'device.attributes["amd.com"].x == 1', want='no such key "x"'
+    ),
+    Case("a missing domain is an empty map", 'device.attributes["amd.com"].size() == 0', want=True),
+    Case("a missing capacity domain is an empty map", 'device.capacity["amd.com"].size() == 0', want=True),
+    Case(
+        "a presence test guards a missing domain",
+        '"amd.com" in device.attributes && device.attributes["amd.com"].x == 1',
+        want=False,
+    ),
+    Case(
+        "a selector that also observes the domains reads a missing domain as an error (known gap)",
+        '!("amd.com" in device.attributes) && device.attributes["amd.com"].size() == 0',
+        want='no such key "amd.com"',
     ),
 ]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_evaluate(case: Case) -> None:
-    assert compile_selector(case.expression).evaluate(case.device) is case.want
+    got = compile_selector(case.expression).evaluate(case.device)
+    if isinstance(case.want, str):
+        assert isinstance(got, str)
+        assert case.want in got
+    else:
+        assert got is case.want
 
 
 @dataclass(frozen=True)
@@ -183,7 +213,24 @@ def blowup(levels: int) -> str:
 COMPILE_CASES = [
     CompileCase("a syntax error", 'device.driver == "x" &&', "Syntax error"),
     CompileCase("an unknown function", 'device.driver.frobnicate("x")', "undeclared reference to 'frobnicate'"),
-    CompileCase("a non-boolean result", '"x"', "must evaluate to bool, not STRING"),
+    CompileCase("a non-boolean result", '"x"', "must evaluate to bool, not string"),
+    CompileCase("the driver alone is a string", "device.driver", "must evaluate to bool, not string"),
+    CompileCase("a capacity alone is a quantity", f"{CAP}.memory", "must evaluate to bool, not quantity"),
+    CompileCase(
+        "ordering a quantity against an int",
+        f"{CAP}.memory > 5",
+        "operator > does not order quantity; use compareTo(), isGreaterThan() or isLessThan()",
+    ),
+    CompileCase(
+        "comparing a quantity to an int",
+        f"{CAP}.memory == 85899345920",
+        "compares quantity with int, which never match",
+    ),
+    CompileCase("an unknown device field", "device.name == 'x'", "device has no field 'name'"),
+    CompileCase("a field of an attribute value", f"{NV}.productName.vendor == 'x'", "has no field 'vendor'"),
+    CompileCase("a quantity method on a string", 'device.driver.isGreaterThan(quantity("1"))', "applies to quantity"),
+    CompileCase("a string test on a quantity", f'{CAP}.memory.startsWith("8")', "startsWith() applies to strings"),
+    CompileCase("a non-bool operand of &&", "device.driver && true", "operator && needs bool operands, not string"),
     CompileCase(
         "an expression over the length limit", "true && " * 1300 + "true", f"over the limit of {MAX_EXPRESSION_LENGTH}"
     ),

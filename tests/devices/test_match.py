@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import pytest
 from modelplane.devices import DeviceMatcher, MemberMatch
 from modelplane.errors import InvalidNodeSelectorError
-from modelplane.model import Deployment, Engine, Member, NodePool, ResolvedDeviceRequest, Role
+from modelplane.model import Cluster, Deployment, Device, Engine, Member, NodePool, ResolvedDeviceRequest, Role
 
 from tests.devices.factories import attr, device, member, pool, request
 
@@ -180,3 +180,80 @@ def test_validate_reports_the_bad_selector() -> None:
         "nic",
         True,
     )
+
+
+GPU_DOMAIN = 'device.attributes["gpu.nvidia.com"]'
+NIC = device("ib", driver="ib.example.com", synthetic=True, attributes={"speed": attr(400)})
+H100 = device("h100", attributes={"productName": attr("NVIDIA H100")}, capacity={"memory": "80Gi"})
+
+
+@dataclass(frozen=True)
+class ValidateCase:
+    name: str
+    selectors: tuple[str, ...]
+    fleet: tuple[Device, ...]  # one cluster, one pool per device
+    want: str | None  # the error message, or None when the selectors are valid
+
+
+VALIDATE_CASES = [
+    ValidateCase(
+        "a typo after a driver guard fails on every GPU it reaches, whatever the NICs say",
+        (NVIDIA, f"{GPU_DOMAIN}.productname == 'x'"),
+        (H100, NIC),
+        'engine main member Standalone device request gpu selector 2 (device.attributes["gpu.nvidia.com"]'
+        ".productname == 'x'): failed to evaluate on every device it reached (1 device kinds in the fleet): "
+        'no such key "productname" (did you mean productName?); devices in the fleet publish attributes '
+        "gpu.nvidia.com/{productName}, ib.example.com/{speed} and capacity gpu.nvidia.com/{memory}",
+    ),
+    ValidateCase(
+        "a selector behind a guard no device passes is never reached, so it is no error",
+        ('device.driver == "amd.com"', 'device.attributes["amd.com"].x == 1'),
+        (H100, NIC),
+        None,
+    ),
+    ValidateCase(
+        "an unguarded selector that errs on the NIC but is false on the GPU matches nothing, and is valid",
+        (f'{GPU_DOMAIN}.productName == "NVIDIA B200"',),
+        (H100, NIC),
+        None,
+    ),
+    ValidateCase(
+        "an error on one device kind is fine when another matches",
+        (f'{GPU_DOMAIN}.productName.startsWith("NVIDIA")',),
+        (NIC, H100),
+        None,
+    ),
+    ValidateCase("with no device in the fleet nothing can be judged", ("1 / 0 == 1",), (), None),
+    ValidateCase(
+        "a selector that does not compile is named by its position",
+        (NVIDIA, "device.frobnicate()"),
+        (H100,),
+        "engine main member Standalone device request gpu selector 2 (device.frobnicate()): compilation failed: "
+        "<input>:1:18: undeclared reference to 'frobnicate' (in container '')",
+    ),
+    ValidateCase(
+        "distinct selectors may not total more than 64 KiB",
+        tuple(f'device.driver != "{i}" && ' + "true && " * 1000 + "true" for i in range(9)),
+        (H100,),
+        "engine main member Standalone device request gpu: the deployment's distinct selectors total over 65536 "
+        "characters",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", VALIDATE_CASES, ids=lambda c: c.name)
+def test_validate_against_the_fleet(case: ValidateCase) -> None:
+    deployment = Deployment(
+        namespace="ns",
+        name="md",
+        replicas=1,
+        engines=(Engine(name="main", members=(member(request("gpu", *case.selectors)),)),),
+    )
+    clusters = [Cluster(name="c", pools=tuple(pool(kind, name=f"p{i}") for i, kind in enumerate(case.fleet)))]
+    try:
+        DeviceMatcher().validate(deployment, clusters)
+    except InvalidNodeSelectorError as error:
+        got: str | None = str(error)
+    else:
+        got = None
+    assert got == case.want

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from modelplane.devices import cel, cost
 from modelplane.devices.ast import Node, decode
+from modelplane.devices.memo import ByteBoundedCache
 
 
 @dataclass
@@ -26,11 +27,11 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counts]:
         counts.estimator_visits += 1
         return size(self, node, scope, repeat)
 
-    def counted_evaluate(self: Any, activation: Any) -> bool:
+    def counted_evaluate(self: Any, activation: Any) -> cel.Outcome:
         counts.evaluations += 1
         return evaluate(self, activation)
 
-    monkeypatch.setattr(cel, "_cache", {})
+    monkeypatch.setattr(cel, "_cache", ByteBoundedCache(max_bytes=cel.COMPILED_BYTES))
     monkeypatch.setattr(cost._Estimator, "size", counted_size)
     monkeypatch.setattr(cel.CompiledSelector, "evaluate_activation", counted_evaluate)
     yield counts

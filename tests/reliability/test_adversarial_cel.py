@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from modelplane import api
 from modelplane.devices import MAX_COST, MAX_EXPRESSION_LENGTH, CelCompileError, compile_selector
-from modelplane.errors import InvalidNodeSelectorError
+from modelplane.errors import InvalidNodeSelectorError, short_expression
 from modelplane.scheduler import schedule
 
 from tests.function.conftest import as_dict
@@ -129,7 +129,9 @@ def test_adversarial_selector_is_rejected_and_the_replica_kept(
     grpc_function: RunFunction, monkeypatch: pytest.MonkeyPatch, case: Case
 ) -> None:
     xr = deployment(cel=case.cel, status=PREVIOUS_STATUS)
-    message = f"engine main member Standalone device request gpu: {case.detail}"
+    message = (
+        f"engine main member Standalone device request gpu selector 1 ({short_expression(case.cel)}): {case.detail}"
+    )
     req = request(
         xr,
         observed={"replica-a-0": observed_replica()},

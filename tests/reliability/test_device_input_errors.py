@@ -1,7 +1,10 @@
 """Device input that cannot be evaluated never removes running replicas (examples/scale-up over gRPC).
 
-A device capacity that stopped parsing is refused where the InferenceCluster is read, so the
-deployment keeps both running replicas and says which cluster and field; the InferenceCluster
+A selector that can never be a bool is refused when it compiles; one that fails to evaluate on
+every device it reaches (a typo, an unknown domain, 1/0, an overflow) is refused when the fleet is
+known: either way the deployment keeps both running replicas and the condition names the selector
+and the error. A device capacity that stopped parsing is refused where the InferenceCluster is
+read, so the deployment keeps its replicas and says which cluster and field; the InferenceCluster
 handler keeps publishing its last good pools.
 """
 
@@ -48,6 +51,56 @@ def kept(reason: str, message: str) -> Outcome:
         scheduled=(reason, message),
         results=((reason, message),),
     )
+
+
+WHERE = "engine main member Standalone device request gpu selector 1"
+EVERY_DEVICE = "failed to evaluate on every device it reached (3 device kinds in the fleet)"
+PUBLISHED = (
+    "devices in the fleet publish attributes gpu.nvidia.com/{architecture, cudaComputeCapability, driverVersion,"
+    " productName} and capacity gpu.nvidia.com/{memory}"
+)
+
+
+@dataclass(frozen=True)
+class SelectorCase:
+    name: str
+    cel: str  # replaces the deployment's first selector
+    detail: str
+
+
+SELECTOR_CASES = [
+    SelectorCase(
+        "a case typo in an attribute name",
+        'device.attributes["gpu.nvidia.com"].productname.startsWith("NVIDIA")',
+        f'{EVERY_DEVICE}: no such key "productname" (did you mean productName?); {PUBLISHED}',
+    ),
+    SelectorCase(
+        "an attribute that is not a bool, as the whole selector",
+        'device.attributes["gpu.nvidia.com"].productName',
+        f"{EVERY_DEVICE}: the result is string, not bool; {PUBLISHED}",
+    ),
+    SelectorCase(
+        "a quantity ordered against an int",
+        'device.capacity["gpu.nvidia.com"].memory > 5',
+        "operator > does not order quantity; use compareTo(), isGreaterThan() or isLessThan()",
+    ),
+    SelectorCase(
+        "a domain no device has",
+        'device.attributes["amd.com"].productName == "MI300X"',
+        f'{EVERY_DEVICE}: no such key "productName" (productName is published under gpu.nvidia.com); {PUBLISHED}',
+    ),
+    SelectorCase("a division by zero", "1 / 0 == 1", f"{EVERY_DEVICE}: divide by zero; {PUBLISHED}"),
+    SelectorCase("an int overflow", "9223372036854775807 + 1 > 0", f"{EVERY_DEVICE}: integer overflow; {PUBLISHED}"),
+]
+
+
+@pytest.mark.parametrize("case", SELECTOR_CASES, ids=lambda c: c.name)
+def test_a_selector_that_cannot_evaluate_keeps_the_running_replicas(
+    grpc_function: RunFunction, case: SelectorCase
+) -> None:
+    message = f"{WHERE} ({case.cel}): {case.detail}"
+    got = outcome(grpc_function(ScaleUp().with_selector(0, case.cel).request()))
+    assert got == kept("InvalidNodeSelector", message)
 
 
 @dataclass(frozen=True)

@@ -71,7 +71,10 @@ CASES = [
                 "2 had no pool matching an engine's devices."
             ),
             details={
-                "a-no-ib": "engine main: member Standalone device request ib: no pool has a matching device",
+                "a-no-ib": (
+                    "engine main: member Standalone device request ib: no device passes selector 1 "
+                    '(device.driver == "ib.mellanox.com"); devices here have driver gpu.nvidia.com'
+                ),
                 "b-split": "engine main: no single pool satisfies every member's devices together",
             },
         ),
@@ -98,7 +101,11 @@ CASES = [
                 "b-closed": "namespace team-a is not in allowedNamespaces or allowedNamespaceSelector",
                 "c-us": "cluster labels do not satisfy clusterSelector",
                 "d-tainted": "untolerated maintenance:NoSchedule",
-                "e-h100": "engine main: member Standalone device request gpu: no pool has a matching device",
+                "e-h100": (
+                    "engine main: member Standalone device request gpu: no device passes selector 1 "
+                    '(device.attributes["gpu.nvidia.com"].model == "H200"); devices here publish attributes '
+                    "gpu.nvidia.com/{model}"
+                ),
                 "f-full": "pool h200: 0 free nodes, engine main needs 1",
             },
         ),

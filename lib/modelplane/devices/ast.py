@@ -9,6 +9,7 @@ Field numbers are those of cel-spec's syntax.proto and checked.proto.
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass, field
 
 # Wire types.
@@ -23,6 +24,7 @@ class Node:
     kind: str
     name: str = ""  # ident name, select field, call function, comprehension iter var
     value: object = None  # const value (str/bytes/int/float/bool/None)
+    const_kind: str = ""  # const only: null | bool | int | uint | double | string | bytes | duration | timestamp
     target: Node | None = None  # select operand, call receiver
     args: tuple[Node, ...] = ()  # call args, list elements, map keys and values interleaved
     test_only: bool = False  # select inside has()
@@ -108,7 +110,8 @@ def _expr(data: bytes) -> Node:
         if number == 2:  # noqa: PLR2004 - Expr.id
             node_id = int(value)  # type: ignore[arg-type]
         elif number == 3:  # noqa: PLR2004
-            return Node(node_id, "const", value=_const(_bytes(value)))
+            kind, const = _const(_bytes(value))
+            return Node(node_id, "const", value=const, const_kind=kind)
         elif number == 4:  # noqa: PLR2004
             return Node(node_id, "ident", name=_string(_bytes(value), 1))
         elif number == 5:  # noqa: PLR2004
@@ -130,16 +133,38 @@ def _string(data: bytes, number: int) -> str:
     return next((_bytes(v).decode() for n, v in _fields(data) if n == number), "")
 
 
-def _const(data: bytes) -> object:
+# Constant.constant_kind field numbers (syntax.proto).
+_CONST_KINDS = {
+    1: "null",
+    2: "bool",
+    3: "int",
+    4: "uint",
+    5: "double",
+    6: "string",
+    7: "bytes",
+    8: "duration",
+    9: "timestamp",
+}
+
+
+def _const(data: bytes) -> tuple[str, object]:
     for number, value in _fields(data):
+        kind = _CONST_KINDS.get(number, "")
         if number in (6, 7):  # string, bytes
             raw = _bytes(value)
-            return raw.decode() if number == 6 else raw  # noqa: PLR2004
+            return kind, raw.decode() if number == 6 else raw  # noqa: PLR2004
         if number == 2:  # noqa: PLR2004
-            return bool(value)
-        if number in (3, 4):
-            return int(value)  # type: ignore[arg-type]
-    return None
+            return kind, bool(value)
+        if number == 3:  # noqa: PLR2004 - int64, two's complement on the wire
+            signed = int(value)  # type: ignore[arg-type]
+            return kind, signed - (1 << 64) if signed >= 1 << 63 else signed
+        if number == 4:  # noqa: PLR2004
+            return kind, int(value)  # type: ignore[arg-type]
+        if number == 5:  # noqa: PLR2004
+            return kind, struct.unpack("<d", _bytes(value))[0]
+        if kind:
+            return kind, None
+    return "null", None
 
 
 def _select(node_id: int, data: bytes) -> Node:

@@ -1,34 +1,45 @@
-"""DRA CEL device selectors: compile once, evaluate against devices, never raise on evaluation.
+"""DRA CEL device selectors: compile once, evaluate against devices; an evaluation error is a value.
 
 Semantics follow Kubernetes `resource.k8s.io/v1` selectors: the variable `device` has `driver`,
 `attributes["<domain>"].<name>` and `capacity["<domain>"].<name>`, plus the Kubernetes
-`quantity` and `semver` libraries and `cel.bind`. A selector that is not a valid boolean
-expression, is longer than the Kubernetes limit, or whose worst-case cost exceeds the
-Kubernetes budget raises `CelCompileError` at compile time. Evaluation errors (a missing
-attribute, a type mismatch) mean "no match", as they do for the Kubernetes allocator.
+`quantity` and `semver` libraries and `cel.bind`. A selector that does not parse, can never be a
+bool (static_types), is longer than the Kubernetes limit, or whose worst-case cost exceeds the
+Kubernetes budget raises `CelCompileError` at compile time.
 
-Runtime: cel-cpp through `cel-expr-python`, measured at ~8 us per evaluation against ~670 us for
-the pure-Python `celpy`; the scheduler evaluates each distinct (device, selector) pair once, so
-the faster runtime keeps cold scheduling inside its budget. cel-cpp cannot carry Python objects
-as values, hence the tagged-map encoding of quantities and versions in `library`.
+Evaluating gives True, False, or the error text. Kubernetes' allocator does not treat a CEL
+runtime error as a mismatch: it fails the claim with the error. So an error never matches here
+either, and the device matcher tells "failed on every device" apart from "matched no device".
+A domain the device does not have reads as an empty map, as in Kubernetes (see lookups).
+
+Runtime: cel-cpp through `cel-expr-python`, ~8 us per evaluation against ~670 us for the
+pure-Python `celpy`. cel-cpp cannot carry Python objects as values, hence the tagged-map encoding
+of quantities and versions in `library`. Compiled programs take ~10x their serialized size in
+memory, so the compile cache is bounded by bytes and keyed by digests.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from modelplane.devices import library
 from modelplane.devices.ast import decode
 from modelplane.devices.cost import BudgetExceeded, estimate
+from modelplane.devices.lookups import NONE, Lookups, constant_lookups
+from modelplane.devices.memo import ByteBoundedCache, digest
+from modelplane.devices.static_types import TypeMismatch, check
 from modelplane.model import Device
 
 # Kubernetes resource.k8s.io: CELSelectorExpressionMaxLength and CELSelectorExpressionMaxCost.
 MAX_EXPRESSION_LENGTH = 10 * 1024
 MAX_COST = 1_000_000
+COMPILED_BYTES = 32 * 1024 * 1024  # budget of the compile cache
+_PROGRAM_OVERHEAD = 8 * 1024  # measured: a program takes ~8 KiB plus ~10x its serialized size
+_MAX_DETAIL = 300  # characters of an evaluation error kept
 
-_CACHE_LIMIT = 4096
+Outcome = bool | str  # True, False, or why evaluation failed
 
 
 class CelCompileError(Exception):
@@ -45,59 +56,96 @@ def _env() -> Any:
     return library.new_env()
 
 
+_BOOL: Any = library.cel.Type.BOOL
+_ERROR: Any = library.cel.Type.ERROR
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class CompiledSelector:
-    """A compiled selector; `evaluate` returns False on any evaluation error."""
+    """A compiled selector; `digest` identifies its expression in caches."""
 
-    expression: str
-    program: Any = field(repr=False)
+    program: Any
+    digest: bytes
     cost: int = 0  # estimated worst-case CEL cost
+    lookups: Lookups = NONE  # domains read as empty maps when the device lacks them
 
-    def evaluate(self, device: Device) -> bool:
-        activation = device_activation(device)
-        return activation is not None and self.evaluate_activation(activation)
-
-    def evaluate_activation(self, activation: Any) -> bool:
-        """Evaluate against a prepared `device_activation` (shared by every selector of a device)."""
+    def evaluate(self, device: Device) -> Outcome:
+        """Evaluate against one device (the matcher shares activations instead)."""
         try:
-            result = self.program.eval(activation)
-        except (RuntimeError, ValueError, TypeError):
-            return False
-        return result.type() == _BOOL and result.value() is True
+            value = library.device_value(device)
+        except ValueError as error:
+            return f"the device's own values do not parse: {error}"
+        return self.evaluate_activation(activation(value, missing_domains(value, self.lookups)))
+
+    def evaluate_activation(self, prepared: Any) -> Outcome:
+        """Evaluate against a prepared `activation`."""
+        try:
+            result = self.program.eval(prepared)
+        except (RuntimeError, ValueError, TypeError) as error:
+            return runtime_detail(str(error))
+        kind = result.type()
+        if kind == _BOOL:
+            return result.value() is True
+        if kind == _ERROR:
+            return runtime_detail(str(result.value()))
+        return f"the result is {kind.name().lower()}, not bool"
 
 
-_BOOL: Any = library.cel.Type.BOOL
+def missing_domains(value: dict[str, Any], lookups: Lookups) -> Lookups:
+    """The looked-up domains this device value lacks (what its activation must add as empty maps)."""
+    if not lookups:
+        return NONE
+    return Lookups(
+        attributes=lookups.attributes.difference(value["attributes"]),
+        capacity=lookups.capacity.difference(value["capacity"]),
+    )
 
 
-def device_activation(device: Device) -> Any | None:
-    """The CEL activation binding `device`, or None when the device's own values do not parse."""
-    try:
-        value = library.device_value(device)
-    except ValueError:
-        return None
+def activation(value: dict[str, Any], missing: Lookups = NONE) -> Any:
+    """The CEL activation binding `device` to `value`, with `missing` domains as empty maps."""
+    if missing:
+        empty: dict[str, Any] = {}
+        value = {
+            **value,
+            "attributes": {**value["attributes"], **dict.fromkeys(missing.attributes, empty)},
+            "capacity": {**value["capacity"], **dict.fromkeys(missing.capacity, empty)},
+        }
     return _env().Activation({"device": value})
 
 
-_cache: dict[str, CompiledSelector | CelCompileError] = {}
+_STATUS_PREFIX = re.compile(r"^[A-Z_]+: ")
+_MISSING_KEY = re.compile(r'^Key not found in map : "(.*)"$', re.DOTALL)
+
+
+def runtime_detail(message: str) -> str:
+    """One readable line from a cel-cpp evaluation error."""
+    detail = _STATUS_PREFIX.sub("", message.strip())
+    missing = _MISSING_KEY.match(detail)
+    if missing:
+        detail = f'no such key "{missing[1]}"'
+    detail = " ".join(detail.split())
+    return detail if len(detail) <= _MAX_DETAIL else detail[: _MAX_DETAIL - 3] + "..."
+
+
+_cache: ByteBoundedCache[CompiledSelector | CelCompileError] = ByteBoundedCache(max_bytes=COMPILED_BYTES)
 
 
 def compile_selector(expression: str) -> CompiledSelector:
     """Compile (or fetch from the cache) one selector expression."""
-    cached = _cache.get(expression)
+    key = digest(expression)
+    cached = _cache.get(key)
     if cached is None:
         try:
-            cached = _compile(expression)
+            cached, size = _compile(expression, key)
         except CelCompileError as error:
-            cached = error
-        if len(_cache) >= _CACHE_LIMIT:
-            _cache.clear()
-        _cache[expression] = cached
+            cached, size = error, 256 + len(error.detail)
+        _cache.put(key, cached, size)
     if isinstance(cached, CelCompileError):
         raise CelCompileError(cached.detail)
     return cached
 
 
-def _compile(expression: str) -> CompiledSelector:
+def _compile(expression: str, key: bytes) -> tuple[CompiledSelector, int]:
     if len(expression) > MAX_EXPRESSION_LENGTH:
         msg = f"expression is {len(expression)} characters long, over the limit of {MAX_EXPRESSION_LENGTH}"
         raise CelCompileError(msg)
@@ -105,16 +153,22 @@ def _compile(expression: str) -> CompiledSelector:
         program = _env().compile(expression)
     except RuntimeError as error:
         raise CelCompileError(_compile_detail(str(error))) from None
+    serialized = program.serialize()
+    checked = decode(serialized)
     try:
-        cost = estimate(decode(program.serialize()), MAX_COST)
+        cost = estimate(checked, MAX_COST)
     except BudgetExceeded:
         msg = f"estimated worst-case cost exceeds the Kubernetes budget of {MAX_COST}; simplify the expression"
         raise CelCompileError(msg) from None
-    result_type = program.return_type()
-    if result_type not in (library.cel.Type.BOOL, library.cel.Type.DYN):
-        msg = f"must evaluate to bool, not {result_type.name()}"
+    if program.return_type() not in (library.cel.Type.BOOL, library.cel.Type.DYN):
+        msg = f"must evaluate to bool, not {program.return_type().name().lower()}"
         raise CelCompileError(msg)
-    return CompiledSelector(expression=expression, program=program, cost=cost)
+    try:
+        check(checked)
+    except TypeMismatch as error:
+        raise CelCompileError(error.detail) from None
+    selector = CompiledSelector(program=program, digest=key, cost=cost, lookups=constant_lookups(checked))
+    return selector, _PROGRAM_OVERHEAD + 10 * len(serialized)
 
 
 def _compile_detail(message: str) -> str:

@@ -9,7 +9,12 @@ to DRA devices wins; ties go to the smallest device names in request order. A me
 requests must resolve at least one DRA device on the pool; a member without requests is
 claimless and matches any pool at zero cost.
 
-A `DeviceMatcher` lives for one scheduling pass and memoises everything: selector results per
+A selector that fails to evaluate on a device does not match it. `validate` refuses, before any
+decision, a selector that does not compile or that failed on every device kind it reached in the
+fleet (see explain): Kubernetes would fail every claim through it, so it is an invalid selector,
+not a scarce device, and the caller keeps what runs.
+
+A `DeviceMatcher` lives for one scheduling pass and memoises everything: selector outcomes per
 (device content, expression) -- so identical device kinds across hundreds of clusters cost one
 CEL evaluation per selector -- and member results per (requests, pool content). A long-running
 caller (the function) also shares one bounded `SelectorResults` across passes: a fleet that has
@@ -19,17 +24,31 @@ allocations in Python extension functions from adding up over millions of calls.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from modelplane.devices.cel import CelCompileError, CompiledSelector, compile_selector, device_activation
+from modelplane.devices import library
+from modelplane.devices.cel import CelCompileError, CompiledSelector, Outcome, activation, compile_selector
+from modelplane.devices.cel import missing_domains as missing_domains_of
+from modelplane.devices.explain import failing_everywhere, published, suggestion, why_unmatched
+from modelplane.devices.lookups import Lookups
+from modelplane.devices.memo import digest
+from modelplane.devices.results import SelectorResults
 from modelplane.errors import InvalidNodeSelectorError
-from modelplane.model import ClaimKind, Deployment, Device, DeviceRequest, Member, NodePool, ResolvedDeviceRequest
+from modelplane.model import (
+    ClaimKind,
+    Cluster,
+    Deployment,
+    Device,
+    DeviceRequest,
+    Member,
+    NodePool,
+    ResolvedDeviceRequest,
+)
 
-# Rather than evaluate, an unparsable device (bad quantity or version) never matches.
-_UNUSABLE = object()
+MAX_SELECTOR_TEXT = 64 * 1024  # characters of distinct selectors per deployment
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -41,38 +60,18 @@ class MemberMatch:
 
 _CLAIMLESS = MemberMatch(resolved=())
 
-_ResultKey = tuple[Hashable, str]
-
-
-class SelectorResults:
-    """Selector results per (device content, expression), bounded: the oldest entries go first."""
-
-    def __init__(self, *, limit: int = 100_000) -> None:
-        self._limit = limit
-        self._results: dict[_ResultKey, bool] = {}
-
-    def __len__(self) -> int:
-        return len(self._results)
-
-    def get(self, key: _ResultKey) -> bool | None:
-        return self._results.get(key)
-
-    def put(self, key: _ResultKey, result: bool) -> None:  # noqa: FBT001 - a cache value, not a flag
-        if len(self._results) >= self._limit:
-            del self._results[next(iter(self._results))]
-        self._results[key] = result
-
 
 class DeviceMatcher:
     """Device matching for one scheduling pass, memoised; `results` may outlive the pass."""
 
     def __init__(self, *, results: SelectorResults | None = None) -> None:
         self._evaluations = 0
-        self._fingerprints: dict[int, tuple[Device, Hashable]] = {}
+        self._digests: dict[int, tuple[Device, bytes]] = {}
         self._pools: dict[int, tuple[NodePool, tuple[Device, ...], int]] = {}
         self._contents: dict[Hashable, int] = {}
-        self._activations: dict[Hashable, Any] = {}
-        self._results = results if results is not None else SelectorResults(limit=1 << 62)
+        self._values: dict[bytes, dict[str, Any] | str] = {}
+        self._activations: dict[tuple[bytes, Lookups], Any] = {}
+        self._results = results if results is not None else SelectorResults(max_bytes=1 << 62)
         self._members: dict[tuple[tuple[DeviceRequest, ...], int], MemberMatch | None] = {}
 
     @property
@@ -80,54 +79,104 @@ class DeviceMatcher:
         """CEL evaluations actually performed (memo hits excluded)."""
         return self._evaluations
 
-    def validate(self, deployment: Deployment) -> None:
-        """Compile every selector of the deployment; raise InvalidNodeSelectorError on the first bad one."""
-        for engine in deployment.engines:
-            for member in engine.members:
-                for request in member.device_requests:
-                    for expression in request.selectors:
-                        try:
-                            compile_selector(expression)
-                        except CelCompileError as error:
-                            raise InvalidNodeSelectorError(
-                                engine=engine.name, role=member.role.value, request=request.name, detail=error.detail
-                            ) from error
+    def validate(self, deployment: Deployment, clusters: Sequence[Cluster] = ()) -> None:
+        """Raise InvalidNodeSelectorError for the first selector that cannot work.
+
+        One that does not compile, or, given the fleet's `clusters`, one that failed to evaluate on
+        every device kind it reached: no device anywhere can be allocated through it.
+        """
+        total = 0
+        seen: set[str] = set()
+        for engine, member, request in _requests(deployment):
+            for index, expression in enumerate(request.selectors, 1):
+                if expression not in seen:
+                    seen.add(expression)
+                    total += len(expression)
+                if total > MAX_SELECTOR_TEXT:
+                    detail = f"the deployment's distinct selectors total over {MAX_SELECTOR_TEXT} characters"
+                    raise _invalid(engine, member, request, detail)
+                try:
+                    compile_selector(expression)
+                except CelCompileError as error:
+                    raise _invalid(engine, member, request, error.detail, index) from error
+        kinds = self.fleet_kinds(clusters)
+        for engine, member, request in _requests(deployment):
+            failure = failing_everywhere(self, request, kinds)
+            if failure is not None:
+                detail = (
+                    f"failed to evaluate on every device it reached ({failure.devices} device kinds in the fleet): "
+                    f"{failure.error}{suggestion(failure.error, kinds)}; {published(kinds, 'in the fleet')}"
+                )
+                raise _invalid(engine, member, request, detail, failure.index)
+
+    def fleet_kinds(self, clusters: Sequence[Cluster]) -> tuple[Device, ...]:
+        """The distinct usable device kinds of the clusters, in (cluster, pool, device) name order."""
+        kinds: dict[bytes, Device] = {}
+        contents: set[int] = set()
+        for cluster in sorted(clusters, key=lambda c: c.name):
+            for pool in sorted(cluster.pools, key=lambda p: p.name):
+                pool_kinds, content = self.pool_kinds(pool)
+                if content in contents:
+                    continue
+                contents.add(content)
+                for kind in _usable(pool_kinds):
+                    kinds.setdefault(self._digest(kind), kind)
+        return tuple(kinds.values())
 
     def match_member(self, member: Member, pool: NodePool) -> MemberMatch | None:
         """The member's best device assignment on the pool, or None when it cannot be placed there."""
         if not member.device_requests:
             return _CLAIMLESS
-        kinds, content = self._pool(pool)
+        kinds, content = self.pool_kinds(pool)
         key = (member.device_requests, content)
         if key not in self._members:
             self._members[key] = self._match(member.device_requests, kinds)
         return self._members[key]
 
-    def unmatched_request(self, member: Member, pools: Iterable[NodePool]) -> DeviceRequest | None:
-        """The member's first request that no device of any pool satisfies on its own, for diagnosis."""
-        devices = [device for pool in pools for device in pool.devices]
-        return next(
-            (r for r in member.device_requests if not any(self._request_fits(r, d) for d in devices)),
-            None,
-        )
-
     def selector_matches(self, selector: CompiledSelector, device: Device) -> bool:
+        """Whether the selector holds for the device (an evaluation error does not)."""
+        return self.outcome(selector, device) is True
+
+    def outcome(self, selector: CompiledSelector, device: Device) -> Outcome:
         """Memoised evaluation of one selector against one device's content."""
-        fingerprint = self._fingerprint(device)
-        key = (fingerprint, selector.expression)
+        device_digest = self._digest(device)
+        key = device_digest + selector.digest
         result = self._results.get(key)
         if result is None:
-            activation = self._activation(fingerprint, device)
-            if activation is _UNUSABLE:
-                result = False
+            value = self._value(device_digest, device)
+            if isinstance(value, str):
+                result = value
             else:
                 self._evaluations += 1
-                result = selector.evaluate_activation(activation)
+                missing = missing_domains_of(value, selector.lookups)
+                result = selector.evaluate_activation(self._activation(device_digest, value, missing))
             self._results.put(key, result)
         return result
 
+    def unmatched(self, request: DeviceRequest, pools: Iterable[NodePool]) -> str | None:
+        """Why no device kind of the pools serves `request` on its own (None when one does), for diagnosis."""
+        kinds: dict[bytes, Device] = {}
+        for pool in pools:
+            for kind in _usable(self.pool_kinds(pool)[0]):
+                kinds.setdefault(self._digest(kind), kind)
+        return why_unmatched(self, request, tuple(kinds.values()))
+
+    def pool_kinds(self, pool: NodePool) -> tuple[tuple[Device, ...], int]:
+        """The pool's device kinds by name and a small id of their content, computed once per pool object.
+
+        Every member of every engine asks about the same pools; sorting and fingerprinting their
+        devices on each call dominated cold scheduling on large fleets.
+        """
+        entry = self._pools.get(id(pool))
+        if entry is None or entry[0] is not pool:
+            kinds = tuple(sorted(pool.devices, key=lambda device: device.name))
+            content = tuple((self._digest(kind), _kind_key(kind)) for kind in kinds)
+            entry = (pool, kinds, self._contents.setdefault(content, len(self._contents)))
+            self._pools[id(pool)] = entry
+        return entry[1], entry[2]
+
     def _match(self, requests: tuple[DeviceRequest, ...], kinds: tuple[Device, ...]) -> MemberMatch | None:
-        usable = tuple(kind for kind in kinds if kind.claim is ClaimKind.SYNTHETIC or kind.device_class_name)
+        usable = _usable(kinds)
         candidates = tuple(
             tuple(index for index, kind in enumerate(usable) if self._request_fits(request, kind))
             for request in requests
@@ -164,37 +213,60 @@ class DeviceMatcher:
             return False
         return all(self.selector_matches(selector, kind) for selector in selectors)
 
-    def _pool(self, pool: NodePool) -> tuple[tuple[Device, ...], int]:
-        """The pool's device kinds by name and a small id of their content, computed once per pool object.
-
-        Every member of every engine asks about the same pools; sorting and fingerprinting their
-        devices on each call dominated cold scheduling on large fleets.
-        """
-        entry = self._pools.get(id(pool))
-        if entry is None or entry[0] is not pool:
-            kinds = tuple(sorted(pool.devices, key=lambda device: device.name))
-            content = tuple((self._fingerprint(kind), _kind_key(kind)) for kind in kinds)
-            entry = (pool, kinds, self._contents.setdefault(content, len(self._contents)))
-            self._pools[id(pool)] = entry
-        return entry[1], entry[2]
-
-    def _fingerprint(self, device: Device) -> Hashable:
-        entry = self._fingerprints.get(id(device))
+    def _digest(self, device: Device) -> bytes:
+        """A digest of the device's content as CEL sees it (driver, attributes, capacity), once per object."""
+        entry = self._digests.get(id(device))
         if entry is None or entry[0] is not device:
-            fingerprint = (
+            content = (
                 device.driver,
                 tuple(sorted((key, attr.type.value, attr.value) for key, attr in device.attributes.items())),
                 tuple(sorted(device.capacity.items())),
             )
-            entry = (device, fingerprint)
-            self._fingerprints[id(device)] = entry
+            entry = (device, digest(repr(content)))
+            self._digests[id(device)] = entry
         return entry[1]
 
-    def _activation(self, fingerprint: Hashable, device: Device) -> Any:
-        if fingerprint not in self._activations:
-            activation = device_activation(device)
-            self._activations[fingerprint] = _UNUSABLE if activation is None else activation
-        return self._activations[fingerprint]
+    def _value(self, device_digest: bytes, device: Device) -> dict[str, Any] | str:
+        """The `device` variable's value, or why the device's own values do not parse."""
+        value = self._values.get(device_digest)
+        if value is None:
+            try:
+                value = library.device_value(device)
+            except ValueError as error:
+                value = f"the device's own values do not parse: {error}"
+            self._values[device_digest] = value
+        return value
+
+    def _activation(self, device_digest: bytes, value: dict[str, Any], missing: Lookups) -> Any:
+        key = (device_digest, missing)
+        prepared = self._activations.get(key)
+        if prepared is None:
+            prepared = activation(value, missing)
+            self._activations[key] = prepared
+        return prepared
+
+
+def _requests(deployment: Deployment) -> Iterable[tuple[str, Member, DeviceRequest]]:
+    for engine in deployment.engines:
+        for member in engine.members:
+            for request in member.device_requests:
+                yield engine.name, member, request
+
+
+def _invalid(engine: str, member: Member, request: DeviceRequest, detail: str, index: int = 0) -> Exception:
+    return InvalidNodeSelectorError(
+        engine=engine,
+        role=member.role.value,
+        request=request.name,
+        detail=detail,
+        selector=index,
+        expression=request.selectors[index - 1] if index else "",
+    )
+
+
+def _usable(kinds: Sequence[Device]) -> tuple[Device, ...]:
+    """Kinds a request can take: Synthetic ones, and DRA ones with a device class."""
+    return tuple(kind for kind in kinds if kind.claim is ClaimKind.SYNTHETIC or kind.device_class_name)
 
 
 def _kind_key(kind: Device) -> Hashable:

@@ -67,12 +67,13 @@ class EngineOptions:
         return cached
 
     def unmatched(self, cluster: Cluster, engine_index: int) -> str:
-        """Why no pool of the cluster hosts the engine: the first request no device satisfies, if any."""
+        """Why no pool of the cluster hosts the engine: the first request no device serves, and why."""
         engine = self._deployment.engines[engine_index]
         for member in engine.members:
-            request = self._matcher.unmatched_request(member, cluster.pools)
-            if request is not None:
-                return f"member {member.role.value} device request {request.name}: no pool has a matching device"
+            for request in member.device_requests:
+                reason = self._matcher.unmatched(request, cluster.pools)
+                if reason is not None:
+                    return f"member {member.role.value} device request {request.name}: {reason}"
         return "no single pool satisfies every member's devices together"
 
     def on_pool(self, cluster: Cluster, engine_index: int, pool: str) -> EngineOption | None:

@@ -3,7 +3,8 @@
 `schedule()` is a pure function of (deployment, clusters, every observed replica of the fleet).
 Inputs are sorted on entry and every tie ends in a name, so shuffled inputs give identical
 results. Expected rejections are Statuses in the Diagnosis; only a device selector that does not
-compile raises (InvalidNodeSelectorError, from the device matcher's validate).
+compile, or fails to evaluate on every device it reaches, raises (InvalidNodeSelectorError, from
+the device matcher's validate): then nothing is decided, and every running replica stays.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ def schedule(
     matches from scratch.
     """
     matcher = matcher if matcher is not None else DeviceMatcher()
-    matcher.validate(deployment)
     fleet = sorted(clusters, key=lambda c: c.name)
+    matcher.validate(deployment, fleet)
     by_name = {c.name: c for c in fleet}
     observed = sorted(replicas, key=lambda r: (r.namespace, r.deployment, r.cluster, r.index, r.name))
     ours = [r for r in observed if r.namespace == deployment.namespace and r.deployment == deployment.name]
