@@ -77,7 +77,10 @@ def gather(req: fnv1.RunFunctionRequest, xr: Mapping[str, Any], own: Mapping[str
     labels = labels if isinstance(labels, Mapping) else {}
     deployment = api.parse_deployment(xr, namespace_labels=labels)
     if not requirements.structs(req, requirements.CLUSTERS) and deployment.replicas > 0:
-        msg = "no InferenceCluster matches the deployment's clusterSelector"
+        if deployment.cluster_selector is None:
+            msg = "no InferenceCluster exists to place replicas on"
+        else:
+            msg = "no InferenceCluster matches the deployment's clusterSelector"
         raise NoClustersError(msg)
     clusters = requirements.clusters(req)
     own_by_id: dict[tuple[str, str], dict[str, Any]] = {}
@@ -132,17 +135,12 @@ def _retain_only(
     report(rsp, xr, _ready_condition(ready, _desired_count(xr, len(own))))
 
 
-def _scheduled_condition(result: ScheduleResult, deployment: Deployment) -> Condition:
+def _scheduled_condition(result: ScheduleResult) -> Condition:
     diagnosis = result.diagnosis
-    if diagnosis.unplaced:
-        return Condition(
-            type=names.CONDITION_REPLICAS_SCHEDULED,
-            status="False",
-            reason=names.REASON_INSUFFICIENT_CAPACITY,
-            message=diagnosis.message(),
-        )
-    reason = names.REASON_SCALED_TO_ZERO if deployment.replicas == 0 else names.REASON_SCHEDULED
-    return Condition(type=names.CONDITION_REPLICAS_SCHEDULED, status="True", reason=reason, message=diagnosis.message())
+    status = "False" if diagnosis.unplaced else "True"
+    return Condition(
+        type=names.CONDITION_REPLICAS_SCHEDULED, status=status, reason=diagnosis.reason(), message=diagnosis.message()
+    )
 
 
 def _compose(
@@ -165,7 +163,7 @@ def _compose(
         composed.append(replace(r, ready=ready_now))
     ready = sum(r.ready for r in composed)
     rsp.desired.composite.resource.MergeFrom(to_struct({"status": api.deployment_status(composed, result.diagnosis)}))
-    report(rsp, xr, _scheduled_condition(result, inputs.deployment), warn=True)
+    report(rsp, xr, _scheduled_condition(result), warn=True)
     report(rsp, xr, _ready_condition(ready, inputs.deployment.replicas))
     placed = [r for r in result.replicas if r.name in result.created]
     if placed:

@@ -37,7 +37,18 @@ DIAGNOSIS = Diagnosis(
             detail="pool h200: 0 free nodes, engine main needs 1",
         ),
         "a": Status(code=Code.FIT),
-        "b": Status(code=Code.UNRESOLVABLE, reason="had untolerated taints", detail="taint gpu:NoSchedule"),
+        "b": Status(
+            code=Code.UNRESOLVABLE,
+            reason="had untolerated taints",
+            detail="taint gpu:NoSchedule",
+            also=(
+                Status(
+                    code=Code.UNRESOLVABLE,
+                    reason="had no pool matching an engine's devices",
+                    detail="engine main: " + "x" * 600,
+                ),
+            ),
+        ),
     },
 )
 
@@ -61,7 +72,17 @@ WANT = {
         "count": 1,
         "summary": "1/3 clusters are available: 1 had no pool with enough free nodes, 1 had untolerated taints.",
         "clusters": [
-            {"cluster": "b", "reason": "had untolerated taints", "detail": "taint gpu:NoSchedule"},
+            {
+                "cluster": "b",
+                "reason": "had untolerated taints",
+                "detail": "taint gpu:NoSchedule",
+                "also": [
+                    {
+                        "reason": "had no pool matching an engine's devices",
+                        "detail": "engine main: " + "x" * (512 - 3 - len("engine main: ")) + "...",
+                    }
+                ],
+            },
             {
                 "cluster": "c",
                 "reason": "had no pool with enough free nodes",
@@ -72,7 +93,7 @@ WANT = {
 }
 
 
-def test_status_lists_placements_in_order_and_why_the_rest_is_unplaced() -> None:
+def test_status_lists_placements_in_order_and_why_the_rest_is_unplaced_every_failing_filter_bounded() -> None:
     got = deployment_status([replica("a", 1, ready=False), replica("a", 0, ready=True)], DIAGNOSIS)
     assert got == WANT
 

@@ -261,9 +261,29 @@ CASES = [
         want=response(status=PREVIOUS_STATUS, resources=KEPT, requirements=MD_REQUIREMENTS),
     ),
     Case(
-        name="an empty cluster list keeps the existing replicas and reports NoClusters",
+        name="an empty fleet keeps the existing replicas and reports NoClusters without blaming a selector",
         req=request(
             deployment(status=PREVIOUS_STATUS), observed={"replica-a-0": observed_replica("a")}, required=resolved()
+        ),
+        want=response(
+            status=PREVIOUS_STATUS,
+            resources=KEPT,
+            conditions=[
+                condition(
+                    "ReplicasScheduled", "False", "NoClusters", "no InferenceCluster exists to place replicas on"
+                ),
+                ready(1, 1),
+            ],
+            results=[result("WARNING", "NoClusters", "no InferenceCluster exists to place replicas on")],
+            requirements=MD_REQUIREMENTS,
+        ),
+    ),
+    Case(
+        name="no cluster matching the clusterSelector keeps the existing replicas and reports NoClusters",
+        req=request(
+            deployment(status=PREVIOUS_STATUS, match_labels={"region": "mars"}),
+            observed={"replica-a-0": observed_replica("a")},
+            required=resolved(),
         ),
         want=response(
             status=PREVIOUS_STATUS,
@@ -278,7 +298,16 @@ CASES = [
                 ready(1, 1),
             ],
             results=[result("WARNING", "NoClusters", "no InferenceCluster matches the deployment's clusterSelector")],
-            requirements=MD_REQUIREMENTS,
+            requirements={
+                "resources": {
+                    **MD_REQUIREMENTS["resources"],
+                    "clusters": {
+                        "api_version": "modelplane.ai/v1alpha1",
+                        "kind": "InferenceCluster",
+                        "match_labels": {"labels": {"region": "mars"}},
+                    },
+                }
+            },
         ),
     ),
     Case(

@@ -77,10 +77,10 @@ def refused_by(name: str) -> dict[str, Any]:
             },
         },
         conditions=[
-            condition("ReplicasScheduled", "False", "InsufficientCapacity", message),
+            condition("ReplicasScheduled", "False", "NoSuitableCluster", message),
             condition("ReplicasReady", "False", "ReplicasNotReady", "0 of 1 replicas are ready."),
         ],
-        results=[result("WARNING", "InsufficientCapacity", message)],
+        results=[result("WARNING", "NoSuitableCluster", message)],
         requirements=MD_REQUIREMENTS,
     )
 

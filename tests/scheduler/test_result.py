@@ -143,7 +143,7 @@ CASES = [
             ),
             created=frozenset(),
             removed=(),
-            diagnosis=Diagnosis(desired=1, placed=1, total_clusters=1),
+            diagnosis=Diagnosis(desired=1, placed=1, total_clusters=1, evaluated=False),
         ),
     ),
     Case(

@@ -39,9 +39,10 @@ def lines(result: ScheduleResult) -> list[str]:
     for removed in result.removed:
         out.append(f"Removed {removed.name} from {removed.cluster}: {removed.reason}.")
     out.append(f"Diagnosis: {d.summary()}")
-    rejected = sorted((c, s) for c, s in d.statuses.items() if not s.fits)
+    rejected = sorted(((c, s) for c, s in d.statuses.items() if not s.fits), key=lambda cs: cs[0])
     if rejected:
-        out += _table([("CLUSTER", "REASON", "DETAIL"), *((c, s.reason, s.detail) for c, s in rejected)])
+        rows = [(c if i == 0 else "", f.reason, f.detail) for c, s in rejected for i, f in enumerate(s.every)]
+        out += _table([("CLUSTER", "REASON", "DETAIL"), *rows])
     if d.scores:
         keys = sorted({k for s in d.scores for k in s.scores})
         header = ("CLUSTER", "TOTAL", *(k.upper() for k in keys))

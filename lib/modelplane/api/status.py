@@ -2,8 +2,11 @@
 
 Shape (apis/modeldeployment/definition.yaml): `replicas {total, ready}`, `placement[]` of
 `{name, cluster, index, pools[] {engine, role, pool}}` sorted by (cluster, index), and `unplaced
-{count, summary, clusters[] {cluster, reason, detail}}` only while replicas are unplaced, bounded
-to MAX_UNPLACED_CLUSTERS entries (sorted by cluster) so a large fleet cannot bloat the object.
+{count, summary, clusters[] {cluster, reason, detail, also[] {reason, detail}}}` only while
+replicas are unplaced: `reason` is the cluster's first failing filter (the one the summary
+counts), `also` the filters after it that failed too. Bounded so a large fleet cannot bloat the
+object: MAX_UNPLACED_CLUSTERS entries (sorted by cluster), at most one `also` per filter, details
+cut at MAX_DETAIL characters.
 """
 
 from __future__ import annotations
@@ -12,9 +15,21 @@ from collections.abc import Sequence
 from typing import Any
 
 from modelplane import model as m
-from modelplane.scheduler.result import Diagnosis
+from modelplane.scheduler.result import Diagnosis, Status
 
 MAX_UNPLACED_CLUSTERS = 20  # the summary still counts every cluster
+MAX_DETAIL = 512
+
+
+def _detail(text: str) -> str:
+    return text if len(text) <= MAX_DETAIL else text[: MAX_DETAIL - 3] + "..."
+
+
+def _rejection(cluster: str, status: Status) -> dict[str, Any]:
+    entry: dict[str, Any] = {"cluster": cluster, "reason": status.reason, "detail": _detail(status.detail)}
+    if status.also:
+        entry["also"] = [{"reason": s.reason, "detail": _detail(s.detail)} for s in status.also]
+    return entry
 
 
 def deployment_status(replicas: Sequence[m.ModelReplica], diagnosis: Diagnosis | None) -> dict[str, Any]:
@@ -35,12 +50,10 @@ def deployment_status(replicas: Sequence[m.ModelReplica], diagnosis: Diagnosis |
         ],
     }
     if diagnosis is not None and diagnosis.unplaced:
-        rejected = sorted((c, s) for c, s in diagnosis.statuses.items() if not s.fits)
+        rejected = sorted(((c, s) for c, s in diagnosis.statuses.items() if not s.fits), key=lambda cs: cs[0])
         status["unplaced"] = {
             "count": diagnosis.unplaced,
             "summary": diagnosis.summary(),
-            "clusters": [
-                {"cluster": c, "reason": s.reason, "detail": s.detail} for c, s in rejected[:MAX_UNPLACED_CLUSTERS]
-            ],
+            "clusters": [_rejection(c, s) for c, s in rejected[:MAX_UNPLACED_CLUSTERS]],
         }
     return status

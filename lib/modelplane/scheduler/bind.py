@@ -5,7 +5,8 @@ replica to the ledger before the next round. Clusters are filtered once; after a
 the chosen cluster is filtered and ranked again, since nothing else changed. The first
 round with no feasible cluster ends binding; its per-cluster statuses explain what is unplaced.
 When everything is placed, the statuses of the last round are kept instead, so a caller can still
-show why some clusters were passed over.
+show why some clusters were passed over. Kept statuses of rejected clusters carry every failing
+filter (FilterRunner.failures), not only the first.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class BindOutcome:
     # of the failed round, or of the last round when every replica was placed
     statuses: Mapping[str, Status] = field(default_factory=lambda: MappingProxyType({}))
     scores: tuple[ClusterScore, ...] = ()  # of the last round that placed a replica
+    evaluated: bool = True  # False when there was nothing to place, so no cluster was filtered
 
 
 def lowest_free_index(taken: set[int]) -> int:
@@ -55,7 +57,7 @@ def bind(
 ) -> BindOutcome:
     """Place up to `count` replicas; `taken` are indexes unavailable per cluster, `replicas_on` current spread."""
     if count <= 0:  # steady state: no round runs, so no verdict would be kept; filter nothing
-        return BindOutcome(placements=())
+        return BindOutcome(placements=(), evaluated=False)
     used = {name: set(indexes) for name, indexes in taken.items()}
     spread = Counter(replicas_on)
     placements: list[Placement] = []
@@ -70,12 +72,12 @@ def bind(
         if not standings:
             return BindOutcome(
                 placements=tuple(placements),
-                statuses=MappingProxyType(statuses),
+                statuses=_explained(runner, by_name, statuses),
                 scores=rank(last_round),
             )
         last_round = list(standings.values())
         if round_number == count - 1:
-            last_statuses = MappingProxyType(dict(statuses))
+            last_statuses = _explained(runner, by_name, statuses)
         chosen = by_name[best(last_round).cluster]
         options = ctx.assignment(chosen)
         if options is None:  # the capacity filter passed on this very assignment
@@ -92,3 +94,10 @@ def bind(
         else:
             del standings[chosen.name]
     return BindOutcome(placements=tuple(placements), statuses=last_statuses, scores=rank(last_round))
+
+
+def _explained(
+    runner: FilterRunner, by_name: Mapping[str, Cluster], statuses: Mapping[str, Status]
+) -> Mapping[str, Status]:
+    """The statuses with every failing filter of each rejected cluster."""
+    return MappingProxyType({name: s if s.fits else runner.failures(by_name[name]) for name, s in statuses.items()})

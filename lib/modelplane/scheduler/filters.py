@@ -4,18 +4,23 @@ Each filter returns a Status whose reason is an aggregatable plural phrase (the 
 Diagnosis.summary()) and whose detail names the specifics. Only the capacity filter reads the
 ledger; the others depend on the deployment and the cluster alone, so their verdicts hold for a
 whole schedule() call (`uses_ledger` tells the orchestrator what it may cache).
+
+Placement stops at a cluster's first failure. To explain a rejection, `FilterRunner.failures`
+also runs the filters after it, so a tainted cluster whose devices would not match either says
+both; a filter that `needs` an earlier one (capacity needs the device options) is skipped when
+that one failed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from modelplane.model import Cluster, Deployment, TaintEffect
 from modelplane.scheduler.engines import EngineOption, EngineOptions
 from modelplane.scheduler.fit import assign, shortfall
 from modelplane.scheduler.ledger import Ledger
-from modelplane.scheduler.result import FIT, Code, Status
+from modelplane.scheduler.result import FIT, NODE_CAPACITY, Code, Status
 from modelplane.scheduler.selectors import admits_namespace, format_taint, selector_matches, untolerated_taints
 
 REASON_NOT_READY = "had Ready=False"  # reads right for 1 and for many
@@ -67,6 +72,7 @@ class Filter:
     name: str
     check: Callable[[Context, Cluster], Status]
     uses_ledger: bool = False
+    needs: str = ""  # a filter that must have passed for this one to mean anything
 
 
 def _ready(_: Context, cluster: Cluster) -> Status:
@@ -130,7 +136,7 @@ FILTERS: tuple[Filter, ...] = (
     Filter(name="ClusterSelector", check=_cluster_selector),
     Filter(name="TaintToleration", check=_taints_tolerated),
     Filter(name="DeviceMatch", check=_pools_match_devices),
-    Filter(name="NodeCapacity", check=_enough_free_nodes, uses_ledger=True),
+    Filter(name=NODE_CAPACITY, check=_enough_free_nodes, uses_ledger=True, needs="DeviceMatch"),
 )
 
 
@@ -148,6 +154,9 @@ class FilterRunner:
 
     def status(self, cluster: Cluster) -> Status:
         """The cluster's first failing filter, or FIT."""
+        return self._first(cluster)
+
+    def _first(self, cluster: Cluster) -> Status:
         status = self._static_status.get(cluster.name)
         if status is None:
             status = _first_failure(self._static, self._ctx, cluster)
@@ -156,10 +165,33 @@ class FilterRunner:
             return status
         return _first_failure(self._dynamic, self._ctx, cluster)
 
+    def failures(self, cluster: Cluster) -> Status:
+        """The first failing filter with every later failing one in `also`; FIT when none fails."""
+        first = self._first(cluster)
+        if first.fits:
+            return first
+        filters = self._static + self._dynamic
+        after = [f.name for f in filters].index(first.filter) + 1
+        failed = {first.filter}
+        later: list[Status] = []
+        for f in filters[after:]:
+            if f.needs in failed:
+                continue
+            status = _named(f, self._ctx, cluster)
+            if not status.fits:
+                failed.add(f.name)
+                later.append(status)
+        return replace(first, also=tuple(later))
+
+
+def _named(f: Filter, ctx: Context, cluster: Cluster) -> Status:
+    status = f.check(ctx, cluster)
+    return status if status.fits else replace(status, filter=f.name)
+
 
 def _first_failure(filters: tuple[Filter, ...], ctx: Context, cluster: Cluster) -> Status:
     for f in filters:
-        status = f.check(ctx, cluster)
+        status = _named(f, ctx, cluster)
         if not status.fits:
             return status
     return FIT

@@ -1,8 +1,10 @@
 """What the scheduler returns: the desired replicas, what was removed, and a Diagnosis.
 
-The Diagnosis is data; messages are rendered from it. Each rejected cluster carries exactly one
-Status (its first failing filter), whose `reason` is an aggregatable plural phrase and whose
-`detail` holds the specifics, so the histogram in `summary()` sums to the cluster count.
+The Diagnosis is data; messages are rendered from it. Each rejected cluster carries one Status,
+its first failing filter, whose `reason` is an aggregatable plural phrase and whose `detail` holds
+the specifics, so the histogram in `summary()` sums to the cluster count; the filters that also
+failed for that cluster follow in `also`, in filter order. The condition reason is true to the
+causes: InsufficientCapacity only when some cluster lacked nothing but free nodes.
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
 
+from modelplane import names
 from modelplane.model import ModelReplica
+
+NODE_CAPACITY = "NodeCapacity"  # the name of the one filter a freed node can satisfy
 
 
 class Code(StrEnum):
@@ -27,10 +32,17 @@ class Status:
     code: Code
     reason: str = ""  # plural, aggregatable: "had untolerated taints"
     detail: str = ""  # specific: "taint gpu=maintenance:NoSchedule"
+    filter: str = ""  # the filter that failed ("TaintToleration"); empty when it fits
+    also: tuple[Status, ...] = ()  # the filters after this one that failed too, in filter order
 
     @property
     def fits(self) -> bool:
         return self.code is Code.FIT
+
+    @property
+    def every(self) -> tuple[Status, ...]:
+        """This failure and every later one."""
+        return (self, *self.also)
 
 
 FIT = Status(code=Code.FIT)
@@ -60,12 +72,15 @@ class Diagnosis:
     total_clusters: int
     statuses: Mapping[str, Status] = field(default_factory=lambda: MappingProxyType({}))  # cluster -> first failure
     scores: tuple[ClusterScore, ...] = ()  # of the last bind round, best first
+    evaluated: bool = True  # False when nothing was left to place, so no cluster was filtered
 
     @property
     def unplaced(self) -> int:
         return max(self.desired - self.placed, 0)
 
     def _availability(self, suffix: str) -> str:
+        if not self.evaluated:
+            return f"nothing was left to place; no cluster was evaluated ({self.total_clusters} in the fleet)."
         rejected = [s for s in self.statuses.values() if not s.fits]
         head = f"{self.total_clusters - len(rejected)}/{self.total_clusters} clusters are available{suffix}"
         if not rejected:
@@ -83,6 +98,21 @@ class Diagnosis:
         if self.unplaced == 0:
             return f"Scheduled {self.placed} of {self.desired} replicas."
         return f"Scheduled {self.placed} of {self.desired} replicas; {self._availability(' for the rest')}"
+
+    def reason(self) -> str:
+        """The ReplicasScheduled reason: Scheduled, or why replicas are unplaced, true to the causes.
+
+        InsufficientCapacity only when some cluster failed on free nodes alone (free nodes would
+        place the replica there); otherwise every cluster was turned down for what it is (not
+        Ready, not admitting, not selected, tainted, lacking the devices): NoSuitableCluster.
+        """
+        if self.unplaced == 0:
+            return names.REASON_SCALED_TO_ZERO if self.desired == 0 else names.REASON_SCHEDULED
+        if self.total_clusters == 0:
+            return names.REASON_NO_CLUSTERS
+        if any(s.filter == NODE_CAPACITY for s in self.statuses.values() if not s.fits):
+            return names.REASON_INSUFFICIENT_CAPACITY
+        return names.REASON_NO_SUITABLE_CLUSTER
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

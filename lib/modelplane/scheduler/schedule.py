@@ -119,6 +119,7 @@ def schedule(
             total_clusters=len(fleet),
             statuses=MappingProxyType(dict(sorted(outcome.statuses.items()))),
             scores=outcome.scores,
+            evaluated=outcome.evaluated,
         ),
     )
 
