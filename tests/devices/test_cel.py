@@ -285,3 +285,36 @@ def test_compile_errors_are_cached_and_raised_again() -> None:
     with pytest.raises(CelCompileError) as second:
         compile_selector("1 +")
     assert first.value.detail == second.value.detail
+
+
+D = 'device.attributes["dra.example.com"]'
+ACCEPTED = [
+    f'{D}.model == "LATEST-GPU-MODEL"',
+    'device.capacity["dra.example.com"].memory.compareTo(quantity("10Gi")) >= 0',
+    f'{D}.driverVersion.isGreaterThan(semver("12.0.0"))',
+    f"{D}.driverVersion.major() >= 12",
+    '"dra.example.com" in device.attributes',
+    f"cel.bind(dra, {D}, dra.oneBool && dra.anotherBool)",
+    f"{D}.index < 4",
+    f"{D}.a == {D}.b",
+    f'{D}.name.matches("^a.*")',
+    f"size({D}) > 0",
+    f'{D}.name in ["a", "b"]',
+    f"int({D}.v) > 3",
+    'device.attributes.exists(d, d.startsWith("gpu"))',
+    'device.capacity["x"].memory.asApproximateFloat() > 1e9',
+    'device.capacity["x"].memory.asInteger() > 1000',
+    'quantity("1Gi").add(1).isGreaterThan(quantity("1"))',
+    'sign(quantity("1")) > 0',
+    'device.driver == "a" ? true : false',
+    f"{D}.oneBool",
+    f"!{D}.oneBool || {D}.index + 1 > 2",
+    f'has({D}.model) && {D}.model.startsWith("H")',
+    f'dyn({D}.model) == "x"',
+]
+
+
+@pytest.mark.parametrize("expression", ACCEPTED)
+def test_selectors_kubernetes_accepts_compile(expression: str) -> None:
+    """The static type pass refuses only what can never work: these are all valid DRA selectors."""
+    assert compile_selector(expression).cost > 0
