@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -40,7 +40,7 @@ class SelectorFailure:
     devices: int  # device kinds it was evaluated on
 
 
-def failing_everywhere(evaluator: Evaluator, request: DeviceRequest, kinds: Sequence[Device]) -> SelectorFailure | None:
+def failing_everywhere(evaluator: Evaluator, request: DeviceRequest, kinds: Iterable[Device]) -> SelectorFailure | None:
     """The first selector that failed on every device kind it reached; None if none did or a kind matches."""
     count = len(request.selectors)
     reached, failed = [0] * count, [0] * count

@@ -24,7 +24,7 @@ allocations in Python extension functions from adding up over millions of calls.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -67,6 +67,7 @@ class DeviceMatcher:
     def __init__(self, *, results: SelectorResults | None = None) -> None:
         self._evaluations = 0
         self._digests: dict[int, tuple[Device, bytes]] = {}
+        self._content_digests: dict[Hashable, bytes] = {}
         self._pools: dict[int, tuple[NodePool, tuple[Device, ...], int]] = {}
         self._contents: dict[Hashable, int] = {}
         self._values: dict[bytes, dict[str, Any] | str] = {}
@@ -99,19 +100,19 @@ class DeviceMatcher:
                     compile_selector(expression)
                 except CelCompileError as error:
                     raise _invalid(engine, member, request, error.detail, index) from error
-        kinds = self.fleet_kinds(clusters)
         for engine, member, request in _requests(deployment):
-            failure = failing_everywhere(self, request, kinds)
+            failure = failing_everywhere(self, request, self.fleet_kinds(clusters))
             if failure is not None:
+                kinds = tuple(self.fleet_kinds(clusters))
                 detail = (
                     f"failed to evaluate on every device it reached ({failure.devices} device kinds in the fleet): "
                     f"{failure.error}{suggestion(failure.error, kinds)}; {published(kinds, 'in the fleet')}"
                 )
                 raise _invalid(engine, member, request, detail, failure.index)
 
-    def fleet_kinds(self, clusters: Sequence[Cluster]) -> tuple[Device, ...]:
-        """The distinct usable device kinds of the clusters, in (cluster, pool, device) name order."""
-        kinds: dict[bytes, Device] = {}
+    def fleet_kinds(self, clusters: Sequence[Cluster]) -> Iterator[Device]:
+        """The distinct usable device kinds of the clusters, lazily, in (cluster, pool, device) name order."""
+        seen: set[bytes] = set()
         contents: set[int] = set()
         for cluster in sorted(clusters, key=lambda c: c.name):
             for pool in sorted(cluster.pools, key=lambda p: p.name):
@@ -120,8 +121,10 @@ class DeviceMatcher:
                     continue
                 contents.add(content)
                 for kind in _usable(pool_kinds):
-                    kinds.setdefault(self._digest(kind), kind)
-        return tuple(kinds.values())
+                    key = self._digest(kind)
+                    if key not in seen:
+                        seen.add(key)
+                        yield kind
 
     def match_member(self, member: Member, pool: NodePool) -> MemberMatch | None:
         """The member's best device assignment on the pool, or None when it cannot be placed there."""
@@ -214,7 +217,10 @@ class DeviceMatcher:
         return all(self.selector_matches(selector, kind) for selector in selectors)
 
     def _digest(self, device: Device) -> bytes:
-        """A digest of the device's content as CEL sees it (driver, attributes, capacity), once per object."""
+        """A digest of the device's content as CEL sees it (driver, attributes, capacity), once per object.
+
+        Identical contents (the same GPU model across a fleet) are digested once.
+        """
         entry = self._digests.get(id(device))
         if entry is None or entry[0] is not device:
             content = (
@@ -222,7 +228,10 @@ class DeviceMatcher:
                 tuple(sorted((key, attr.type.value, attr.value) for key, attr in device.attributes.items())),
                 tuple(sorted(device.capacity.items())),
             )
-            entry = (device, digest(repr(content)))
+            known = self._content_digests.get(content)
+            if known is None:
+                known = self._content_digests[content] = digest(repr(content))
+            entry = (device, known)
             self._digests[id(device)] = entry
         return entry[1]
 
