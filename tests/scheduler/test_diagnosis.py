@@ -6,11 +6,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pytest
-from modelplane.model import Cluster, Deployment, ModelReplica
+from modelplane.model import Cluster, Deployment, Device, ModelReplica
 from modelplane.scheduler import ScheduleResult, schedule
 from modelplane_function.render.explain import lines as explain_lines
 
 from tests.scheduler.factories import (
+    GPU_DRIVER,
     cluster,
     deployment,
     engine,
@@ -55,6 +56,12 @@ class Case:
 
 H200 = (engine(members=[member(requests=[request(selectors=[is_model("H200")])])]),)
 SIXTEEN = (engine(members=[member(requests=[request(count=16)])]),)
+H2 = (
+    engine(
+        members=[member(requests=[request(selectors=['device.attributes["gpu.nvidia.com"].model.startsWith("H2")'])])]
+    ),
+)
+UNLABELLED_GPU = Device(name="gpu", driver=GPU_DRIVER, device_class_name=GPU_DRIVER, count=8)
 NO_H200 = (
     "engine main: member Standalone device request gpu: no device passes selector 1 "
     '(device.attributes["gpu.nvidia.com"].model == "H200"); devices here publish attributes gpu.nvidia.com/{model}'
@@ -129,6 +136,37 @@ CASES = [
                         "had no pool matching an engine's devices",
                         "engine main: member Standalone device request gpu: asks for 16 devices per node; "
                         "the matching devices (gpu) have at most 8 per node",
+                    ),
+                ),
+            },
+        ),
+    ),
+    Case(
+        name="a selector failing on every device of one cluster says so there, with the error",
+        deployment=deployment(engines=H2),
+        clusters=[cluster("a", pools=[pool("h100", devices=[UNLABELLED_GPU])]), cluster("b")],
+        want=Explained(
+            reason="NoSuitableCluster",
+            message=(
+                "Scheduled 0 of 1 replicas; 0/2 clusters are available for the rest: "
+                "2 had no pool matching an engine's devices."
+            ),
+            summary="0/2 clusters are available: 2 had no pool matching an engine's devices.",
+            failures={
+                "a": (
+                    (
+                        "had no pool matching an engine's devices",
+                        "engine main: member Standalone device request gpu: selector 1 "
+                        '(device.attributes["gpu.nvidia.com"].model.startsWith("H2")) failed to evaluate on every '
+                        'device here: no such key "model"; devices here publish no attributes or capacities',
+                    ),
+                ),
+                "b": (
+                    (
+                        "had no pool matching an engine's devices",
+                        "engine main: member Standalone device request gpu: no device passes selector 1 "
+                        '(device.attributes["gpu.nvidia.com"].model.startsWith("H2")); devices here publish '
+                        "attributes gpu.nvidia.com/{model}",
                     ),
                 ),
             },
