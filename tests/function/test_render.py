@@ -61,9 +61,9 @@ LOOP_CASES = [
 def test_requirements_loop(case: LoopCase) -> None:
     calls: list[fnv1.RunFunctionRequest] = []
 
-    async def call(req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
-        calls.append(fnv1.RunFunctionRequest.FromString(req.SerializeToString()))
-        rsp = response.to(req)
+    async def call(req: bytes) -> fnv1.RunFunctionResponse:
+        calls.append(fnv1.RunFunctionRequest.FromString(req))
+        rsp = response.to(calls[-1])
         if case.script == "empty":
             rsp.requirements.SetInParent()
         elif case.script in {"stable", "unmatched"}:
@@ -138,7 +138,7 @@ FETCH_CASES = [
 @pytest.mark.parametrize("case", FETCH_CASES, ids=lambda c: c.name)
 def test_fetch(case: FetchCase) -> None:
     got = Store(OBJECTS).fetch(case.selector)
-    assert [f"{o['metadata'].get('namespace', '')}/{o['metadata']['name']}" for o in got] == case.want
+    assert [f"{o.head['metadata'].get('namespace', '')}/{o.head['metadata']['name']}" for o in got] == case.want
 
 
 def test_render_uid_and_generated_names_match_crossplane() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +11,6 @@ from typing import Any, TextIO
 import grpc
 from crossplane.function import logging
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 from modelplane import names
 
 from modelplane_function import server
@@ -22,15 +20,20 @@ from modelplane_function.render import load, output, pipeline
 from modelplane_function.render.errors import RenderFailure
 from modelplane_function.render.explain import explain as explain_placement
 from modelplane_function.render.store import Store
+from modelplane_function.render.wire import Doc
 from modelplane_function.render.xr import controller_of, name_of, namespace_of, observed_by_key, observed_xr
 
 _TIMEOUT_SECONDS = 60  # crossplane render's default --timeout
+# The whole fleet travels in one request over loopback: a 1,000-cluster fleet is ~23 MiB, past
+# gRPC's 4 MiB default. A deployed function is limited by its --max-recv-message-size instead.
+_METHOD = "/apiextensions.fn.proto.v1.FunctionRunnerService/RunFunction"
+_UNLIMITED = (("grpc.max_receive_message_length", -1), ("grpc.max_send_message_length", -1))
 
 
 @dataclass(frozen=True, slots=True)
 class _Inputs:
     compositions: Sequence[Mapping[str, Any]]
-    required: Sequence[Mapping[str, Any]]
+    required: Sequence[Mapping[str, Any] | Doc]
     observed: Sequence[Mapping[str, Any]]
     explain: TextIO | None
     requests: list[fnv1.RunFunctionRequest] | None = None  # collects each ModelDeployment's last request
@@ -92,13 +95,16 @@ async def _render(
 
 
 async def _serve_and_render(xr: Mapping[str, Any], inputs: _Inputs, *, recurse: bool) -> list[dict[str, Any]]:
-    srv, port = await server.start(FunctionRunner(), "127.0.0.1:0", creds=None)
+    srv, port = await server.start(FunctionRunner(), "127.0.0.1:0", creds=None, options=_UNLIMITED)
     try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-            stub = grpcv1.FunctionRunnerServiceStub(channel)
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=_UNLIMITED) as channel:
+            # The SDK stub's method, taking the request already serialized (pipeline.py builds bytes).
+            run_function = channel.unary_unary(
+                _METHOD, request_serializer=None, response_deserializer=fnv1.RunFunctionResponse.FromString
+            )
 
-            async def call(req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
-                return await stub.RunFunction(req, timeout=_TIMEOUT_SECONDS)
+            async def call(req: bytes) -> fnv1.RunFunctionResponse:
+                return await run_function(req, timeout=_TIMEOUT_SECONDS)
 
             return await _render(call, xr, inputs, top=True, recurse=recurse)
     finally:
@@ -108,7 +114,7 @@ async def _serve_and_render(xr: Mapping[str, Any], inputs: _Inputs, *, recurse: 
 def render_documents(
     xr: Mapping[str, Any],
     *,
-    required: Sequence[Mapping[str, Any]] = (),
+    required: Sequence[Mapping[str, Any] | Doc] = (),
     observed: Sequence[Mapping[str, Any]] = (),
     compositions: Sequence[Mapping[str, Any]] | None = None,
     recurse: bool = True,
@@ -125,8 +131,9 @@ def render_documents(
     found = load.compositions(load.default_apis()) if compositions is None else compositions
     inputs = _Inputs(
         compositions=found,
-        required=copy.deepcopy(list(required)),
-        observed=copy.deepcopy(list(observed)),
+        # Never mutated (observed resources are copied where render adjusts them): no copies of a fleet.
+        required=list(required),
+        observed=list(observed),
         explain=explain,
         requests=requests,
     )
@@ -150,7 +157,7 @@ def render_stream(
     """`modelplane render` as a function: the YAML stream for an XR file and its input files."""
     docs = render_documents(
         load.single(xr_file),
-        required=load.documents(required),
+        required=load.required(required),
         observed=load.documents(observed),
         compositions=load.compositions(apis or load.default_apis()),
         recurse=recurse,

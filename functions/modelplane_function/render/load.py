@@ -2,29 +2,18 @@
 
 from __future__ import annotations
 
-import datetime
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
+from modelplane_function.render import yamlio
 from modelplane_function.render.errors import RenderFailure
+from modelplane_function.render.wire import Doc
 
 DEFAULT_FUNCTION = "function-modelplane"
-
-
-def _jsonable(value: Any) -> Any:
-    # YAML timestamps load as datetimes; Kubernetes objects carry them as RFC 3339 strings.
-    if isinstance(value, datetime.datetime):
-        return value.isoformat().replace("+00:00", "Z")
-    if isinstance(value, datetime.date):
-        return value.isoformat()
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
-    if isinstance(value, list):
-        return [_jsonable(v) for v in value]  # pyright: ignore[reportUnknownVariableType]
-    return value
+T = TypeVar("T")
 
 
 def _files(path: Path) -> list[Path]:
@@ -33,24 +22,38 @@ def _files(path: Path) -> list[Path]:
     return [path]
 
 
+def _read(file: Path, parse: Callable[[str], list[T]]) -> list[T]:
+    try:
+        return parse(file.read_text())
+    except (OSError, yaml.YAMLError) as e:
+        msg = f"cannot read {file}: {e}"
+        raise RenderFailure(msg) from e
+    except RecursionError as e:
+        msg = f"cannot read {file}: nested too deeply (or an alias refers to itself)"
+        raise RenderFailure(msg) from e
+    except yamlio.NotAnObjectError as e:
+        msg = f"{file}: a document is not an object"
+        raise RenderFailure(msg) from e
+
+
 def documents(paths: Iterable[Path]) -> list[dict[str, Any]]:
     """Every non-empty document of the files (directories: their YAML files), in order."""
     out: list[dict[str, Any]] = []
     for path in paths:
         for file in _files(path):
-            try:
-                docs = list(yaml.safe_load_all(file.read_text()))
-            except (OSError, yaml.YAMLError) as e:
-                msg = f"cannot read {file}: {e}"
-                raise RenderFailure(msg) from e
-            for doc in docs:
+            for doc in _read(file, yamlio.load_all):
                 if doc is None:
                     continue
                 if not isinstance(doc, Mapping):
                     msg = f"{file}: a document is not an object"
                     raise RenderFailure(msg)
-                out.append(_jsonable(doc))
+                out.append(dict(doc))  # pyright: ignore[reportUnknownArgumentType]
     return out
+
+
+def required(paths: Iterable[Path]) -> list[Doc]:
+    """`documents`, encoded for the function: what a fleet's required resources are read as."""
+    return [doc for path in paths for file in _files(path) for doc in _read(file, yamlio.encode_all)]
 
 
 def single(path: Path) -> dict[str, Any]:

@@ -15,10 +15,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import yaml
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from modelplane_function.convert import to_dict
+from modelplane_function.render import yamlio
 from modelplane_function.render.errors import RenderFailure
 from modelplane_function.render.xr import (
     ANNOTATION_RESOURCE_NAME,
@@ -152,17 +152,9 @@ def xr_document(
     return out
 
 
-class _Dumper(yaml.SafeDumper):
-    pass
-
-
 def dump(docs: Sequence[Mapping[str, Any]]) -> str:
     """A YAML stream, `---` before each document, keys sorted, block style, no line folding."""
-    parts = [
-        "---\n" + yaml.dump(dict(d), Dumper=_Dumper, sort_keys=True, default_flow_style=False, width=1 << 20)
-        for d in docs
-    ]
-    return "".join(parts)
+    return yamlio.dump_all(docs)
 
 
 def resource_docs(

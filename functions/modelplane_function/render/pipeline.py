@@ -4,7 +4,8 @@ Per step: call the function up to 6 times. Stop at a FATAL result, or when the r
 returns are equal to the previous call's (the first "previous" is absent, so a function that
 returns no requirements is called once). Between calls the required resources are rebuilt from
 scratch (bootstrap answers plus one fetch per requirement, the key always present, empty when
-nothing matches) and the context is carried forward; the desired state is not.
+nothing matches) and the context is carried forward; the desired state is not. Requests travel
+as bytes: the required resources are appended already encoded (wire.py), never re-serialized.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from modelplane_function.convert import to_struct
 from modelplane_function.render.errors import RenderFailure
 from modelplane_function.render.load import DEFAULT_FUNCTION
 from modelplane_function.render.store import Store
+from modelplane_function.render.wire import Doc, required_resources
 
 MAX_ITERATIONS = 5  # calls are numbered 0..5, so at most 6 calls per step
 # what Crossplane >= v2.2 advertises to a function
@@ -31,15 +33,19 @@ CAPABILITIES = (
     fnv1.CAPABILITY_REQUIRED_SCHEMAS,
 )
 
-Call = Callable[[fnv1.RunFunctionRequest], Awaitable[fnv1.RunFunctionResponse]]
+Call = Callable[[bytes], Awaitable[fnv1.RunFunctionResponse]]  # a serialized RunFunctionRequest
 
 
 @dataclass
 class StepRun:
     step: str
-    request: fnv1.RunFunctionRequest  # the last request of the step
+    wire: bytes  # the last request of the step, serialized
     response: fnv1.RunFunctionResponse
     calls: int
+
+    @property
+    def request(self) -> fnv1.RunFunctionRequest:
+        return fnv1.RunFunctionRequest.FromString(self.wire)
 
 
 @dataclass
@@ -64,17 +70,16 @@ def _bootstrap(step: Mapping[str, Any]) -> dict[str, fnv1.ResourceSelector]:
     return out
 
 
-def _answer(req: fnv1.RunFunctionRequest, store: Store, selectors: Mapping[str, fnv1.ResourceSelector]) -> None:
-    for name, selector in selectors.items():
-        resources = req.required_resources[name]  # inserting the key is the point: "looked, found nothing"
-        for obj in store.fetch(selector):
-            resources.items.add().resource.CopyFrom(to_struct(obj))
+def _answer(store: Store, selectors: Mapping[str, fnv1.ResourceSelector]) -> dict[str, list[Doc]]:
+    # Every name is answered, with no items when nothing matches: "looked, found nothing".
+    return {name: store.fetch(selector) for name, selector in selectors.items()}
 
 
-def _tag(req: fnv1.RunFunctionRequest) -> None:
-    # Engine render tags each request with a hash of the request itself.
+def _tagged(req: fnv1.RunFunctionRequest, required: bytes) -> bytes:
+    """The request as sent: tagged, like engine render, with a hash of the request itself."""
     req.meta.tag = ""
-    req.meta.tag = hashlib.sha256(req.SerializeToString(deterministic=True)).hexdigest()
+    req.meta.tag = hashlib.sha256(req.SerializeToString(deterministic=True) + required).hexdigest()
+    return req.SerializeToString(deterministic=True) + required
 
 
 def _requirements(rsp: fnv1.RunFunctionResponse) -> bytes | None:
@@ -104,21 +109,20 @@ async def _run_step(call: Call, step: Mapping[str, Any], state: fnv1.RunFunction
     if step.get("input") is not None:
         req.input.CopyFrom(to_struct(step["input"]))
     bootstrap = _bootstrap(step)
-    _answer(req, store, bootstrap)
+    required = required_resources(_answer(store, bootstrap))
     previous: bytes | None = None
     for i in range(MAX_ITERATIONS + 1):
-        _tag(req)
-        rsp = await call(req)
+        wire = _tagged(req, required)
+        rsp = await call(wire)
         _fatal(name, rsp)
         current = _requirements(rsp)
         if current == previous:
-            return StepRun(step=name, request=req, response=rsp, calls=i + 1)
+            return StepRun(step=name, wire=wire, response=rsp, calls=i + 1)
         if i == MAX_ITERATIONS:
             break
         previous = current
-        req.ClearField("required_resources")
         req.ClearField("required_schemas")
-        _answer(req, store, {**bootstrap, **dict(rsp.requirements.resources)})
+        required = required_resources(_answer(store, {**bootstrap, **dict(rsp.requirements.resources)}))
         for schema in rsp.requirements.schemas:
             req.required_schemas[schema].SetInParent()  # no schemas offline: present and empty
         if rsp.HasField("context"):

@@ -4,6 +4,7 @@ The store holds the XR, its observed composed resources and every required resou
 (apiVersion, kind, namespace, name); a later entry with the same key wins. A name selector is a Get
 (namespace included, "" for cluster-scoped kinds); otherwise it is a List filtered by group and
 kind (and version), by namespace when the selector has one, and by labels, sorted by namespace/name.
+Objects are kept encoded (wire.Doc): answering reads only their apiVersion, kind and metadata.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+
+from modelplane_function.render.wire import Doc
 
 _Key = tuple[str, str, str, str]
 
@@ -32,12 +35,13 @@ def _key(obj: Mapping[str, Any]) -> _Key:
 
 
 class Store:
-    def __init__(self, objects: Iterable[Mapping[str, Any]]) -> None:
-        self._objects: dict[_Key, Mapping[str, Any]] = {}
+    def __init__(self, objects: Iterable[Mapping[str, Any] | Doc]) -> None:
+        self._objects: dict[_Key, Doc] = {}
         for obj in objects:
-            self._objects[_key(obj)] = obj
+            doc = obj if isinstance(obj, Doc) else Doc.from_dict(obj)
+            self._objects[_key(doc.head)] = doc
 
-    def fetch(self, selector: fnv1.ResourceSelector) -> list[Mapping[str, Any]]:
+    def fetch(self, selector: fnv1.ResourceSelector) -> list[Doc]:
         namespace = selector.namespace if selector.HasField("namespace") else ""
         match = selector.WhichOneof("match")
         if match == "match_name":
@@ -45,8 +49,8 @@ class Store:
             return [] if found is None else [found]
         labels = dict(selector.match_labels.labels) if match == "match_labels" else {}
         group, version = _split(selector.api_version)
-        out: list[tuple[str, Mapping[str, Any]]] = []
-        for (api_version, kind, ns, name), obj in self._objects.items():
+        out: list[tuple[str, Doc]] = []
+        for (api_version, kind, ns, name), doc in self._objects.items():
             obj_group, obj_version = _split(api_version)
             if kind != selector.kind or obj_group != group:
                 continue
@@ -54,8 +58,8 @@ class Store:
                 continue
             if namespace and ns != namespace:
                 continue
-            have = (obj.get("metadata") or {}).get("labels") or {}
+            have = (doc.head.get("metadata") or {}).get("labels") or {}
             if any(have.get(k) != v for k, v in labels.items()):
                 continue
-            out.append((f"{ns}/{name}", obj))
-        return [obj for _, obj in sorted(out, key=lambda kv: kv[0])]
+            out.append((f"{ns}/{name}", doc))
+        return [doc for _, doc in sorted(out, key=lambda kv: kv[0])]

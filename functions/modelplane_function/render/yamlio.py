@@ -1,0 +1,185 @@
+"""YAML in and out for the offline commands, fast enough for a whole fleet's input.
+
+Loading has PyYAML's safe semantics (YAML 1.1 scalars, as Kubernetes' YAML reader resolves them),
+with three differences that only make it faster or closer to what the API server stores:
+
+- libyaml parses, and each distinct plain scalar's type is resolved once (PyYAML runs a list of
+  regular expressions per scalar: most of the parse of a fleet with millions of scalars).
+- Documents are built straight from the parsed nodes into plain dicts and lists (the stock
+  constructor goes through generators per collection). Anything beyond JSON-shaped data (merge
+  keys, explicit tags such as `!!binary` or `!!set`) takes the stock constructor instead.
+- Timestamps stay the strings they were written as, and non-string keys become strings: a
+  Kubernetes object carries both as JSON strings.
+
+The cycle collector is paused while loading: the parse allocates millions of objects that all
+survive, and each collection would rescan everything loaded so far (a 1,000-cluster fleet's parse
+took 2.5 times longer with it).
+"""
+
+from __future__ import annotations
+
+import datetime
+import gc
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from modelplane_function.render.wire import HEAD_KEYS, Doc, NodeEncoder, Unusual
+
+_TAG = "tag:yaml.org,2002:"
+_STR, _MAP, _SEQ, _TIMESTAMP = _TAG + "str", _TAG + "map", _TAG + "seq", _TAG + "timestamp"
+_CONSTRUCTED = frozenset({_TAG + "int", _TAG + "float", _TAG + "bool", _TAG + "null"})
+
+_CLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_CDumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class _Loader(_CLoader):  # type: ignore[misc, valid-type]
+    """A safe loader resolving each distinct plain scalar once (the result depends on the text only)."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._tags: dict[str, str] = {}
+
+    def resolve(self, kind: type[Node], value: Any, implicit: Any) -> str:
+        if kind is ScalarNode and implicit[0]:
+            tag = self._tags.get(value)
+            if tag is None:
+                tag = self._tags[value] = super().resolve(kind, value, implicit)
+            return tag
+        return super().resolve(kind, value, implicit)
+
+
+class _Builder:
+    def __init__(self, loader: _Loader) -> None:
+        self._loader = loader
+        self._scalars: dict[tuple[str, str], Any] = {}
+
+    def scalar(self, node: ScalarNode) -> Any:
+        tag, text = node.tag, node.value
+        if tag == _STR:
+            return text
+        key = (tag, text)
+        if key in self._scalars:
+            return self._scalars[key]
+        if tag == _TIMESTAMP:
+            value = text
+        elif tag in _CONSTRUCTED:
+            value = self._loader.construct_object(node)
+        else:
+            raise Unusual
+        self._scalars[key] = value
+        return value
+
+    def build(self, node: Node) -> Any:
+        cls = node.__class__
+        if cls is ScalarNode:
+            return self.scalar(node)  # type: ignore[arg-type]
+        if cls is MappingNode and node.tag == _MAP:
+            out: dict[str, Any] = {}
+            for key_node, value_node in node.value:
+                if key_node.__class__ is not ScalarNode:
+                    raise Unusual
+                key = self.scalar(key_node)
+                out[key if isinstance(key, str) else str(key)] = self.build(value_node)
+            return out
+        if cls is SequenceNode and node.tag == _SEQ:
+            return [self.build(item) for item in node.value]
+        raise Unusual
+
+
+def _jsonable(value: Any) -> Any:
+    """What the stock constructor built, as JSON-shaped data (timestamps as RFC 3339 strings)."""
+    if isinstance(value, datetime.datetime):
+        return value.isoformat().replace("+00:00", "Z")
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]  # pyright: ignore[reportUnknownVariableType]
+    return value
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def load_all(text: str) -> list[Any]:
+    """Every document of a YAML stream (None for an empty one). Raises yaml.YAMLError and RecursionError."""
+    loader = _Loader(text)
+    builder = _Builder(loader)
+    out: list[Any] = []
+    try:
+        with collector_paused():
+            while loader.check_node():
+                node = loader.get_node()
+                if node is None:
+                    continue
+                try:
+                    out.append(builder.build(node))
+                except Unusual:
+                    out.append(_jsonable(loader.construct_document(node)))
+    finally:
+        loader.dispose()
+    return out
+
+
+class NotAnObjectError(ValueError):
+    """A document of a stream is not a mapping (a list or a scalar)."""
+
+
+def encode_all(text: str) -> list[Doc]:
+    """Every non-empty document of a YAML stream, encoded for the function (see wire.py).
+
+    Raises yaml.YAMLError, RecursionError and NotAnObjectError.
+    """
+    loader = _Loader(text)
+    builder = _Builder(loader)
+    encoder = NodeEncoder(builder.scalar)
+    out: list[Doc] = []
+    try:
+        with collector_paused():
+            while loader.check_node():
+                node = loader.get_node()
+                if node is None:
+                    continue
+                try:
+                    if not isinstance(node, MappingNode):
+                        if builder.build(node) is None:
+                            continue
+                        raise NotAnObjectError
+                    head = {
+                        k.value: builder.build(v)
+                        for k, v in node.value
+                        if k.__class__ is ScalarNode and k.tag == _STR and k.value in HEAD_KEYS
+                    }
+                    out.append(Doc.of(head, encoder.struct(node)))
+                except Unusual:
+                    obj = _jsonable(loader.construct_document(node))
+                    if obj is None:
+                        continue
+                    if not isinstance(obj, Mapping):
+                        raise NotAnObjectError from None
+                    out.append(Doc.from_dict(obj))  # pyright: ignore[reportUnknownArgumentType]
+    finally:
+        loader.dispose()
+    return out
+
+
+def dump_all(docs: Sequence[Mapping[str, Any]]) -> str:
+    """A YAML stream, `---` before each document, keys sorted, block style, no line folding."""
+    return "".join(
+        "---\n" + yaml.dump(dict(d), Dumper=_CDumper, sort_keys=True, default_flow_style=False, width=1 << 20)
+        for d in docs
+    )

@@ -1,0 +1,102 @@
+"""The fast YAML reader gives what PyYAML's safe loader gives, as JSON-shaped data, and encodes it
+exactly as protobuf's Struct does."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+import yaml
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from google.protobuf import struct_pb2
+from modelplane_function.render import yamlio
+from modelplane_function.render.wire import Doc, required_resources
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, datetime.datetime | datetime.date):
+        return value
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    text: str
+    want: list[Any] | None = None  # None: what yaml.safe_load_all gives, keys as strings
+
+
+CASES = [
+    Case(name="a Kubernetes object", text="apiVersion: v1\nkind: Namespace\nmetadata: {name: a, labels: {x: 'y'}}\n"),
+    Case(
+        name="YAML 1.1 scalars resolve as the safe loader resolves them",
+        text="a: yes\nb: off\nc: 010\nd: 0x1f\ne: 1_000\nf: .inf\ng: -.5\nh: ~\ni: null\nj: '010'\nk: 1e3\nl: 3.0\n",
+    ),
+    Case(name="explicit string tags win", text="a: !!str 10\nb: !!int '7'\n"),
+    Case(name="several documents and an empty one", text="---\na: 1\n---\n---\n- 1\n- [2, {b: c}]\n"),
+    Case(name="anchors and aliases are copied", text="a: &x {b: [1, 2]}\nc: *x\n"),
+    Case(name="merge keys take the stock constructor", text="base: &b {x: 1, y: 2}\nd:\n  <<: *b\n  y: 3\n"),
+    Case(
+        name="non-string keys become strings",
+        text="1: a\ntrue: b\n2.5: c\n",
+        want=[{"1": "a", "True": "b", "2.5": "c"}],
+    ),
+    Case(
+        name="timestamps stay the strings they were written as",
+        text="t: 2024-01-01T00:00:00Z\nd: 2024-01-02\nu: 2024-01-01 10:00:00.5\n",
+        want=[{"t": "2024-01-01T00:00:00Z", "d": "2024-01-02", "u": "2024-01-01 10:00:00.5"}],
+    ),
+    Case(
+        name="timestamps in a document with merge keys become RFC 3339 strings",
+        text="b: &b {x: 1}\nd: {<<: *b}\nt: 2024-01-01 00:00:00Z\n",
+        want=[{"b": {"x": 1}, "d": {"x": 1}, "t": "2024-01-01T00:00:00Z"}],
+    ),
+    Case(name="block scalars keep their text", text="a: |\n  line one\n  line two\nb: >-\n  folded\n  text\n"),
+    Case(name="unicode survives", text='name: "caf\\u00e9 \\U0001F600"\n'),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_load_all_matches_the_safe_loader(case: Case) -> None:
+    want = case.want if case.want is not None else [_jsonable(d) for d in yaml.safe_load_all(case.text)]
+    assert yamlio.load_all(case.text) == want
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if "- 1" not in c.text], ids=lambda c: c.name)
+def test_encoded_documents_are_the_struct_of_the_loaded_ones(case: Case) -> None:
+    loaded = [d for d in yamlio.load_all(case.text) if d is not None]
+    want = []
+    for d in loaded:
+        s = struct_pb2.Struct()
+        s.update(d)
+        want.append(s)
+    got = [fnv1.Resources.FromString(d.item).items[0].resource for d in yamlio.encode_all(case.text)]
+    assert got == want
+
+
+def test_a_document_that_is_not_an_object_is_refused() -> None:
+    with pytest.raises(yamlio.NotAnObjectError):
+        yamlio.encode_all("a: 1\n---\n- 1\n")
+
+
+def test_required_resources_keep_every_name_even_with_nothing_found() -> None:
+    a = Doc.from_dict({"kind": "A", "metadata": {"name": "a"}, "spec": {"n": 1}})
+    req = fnv1.RunFunctionRequest.FromString(required_resources({"found": [a, a], "none": []}))
+    want = fnv1.RunFunctionRequest()
+    want.required_resources["none"].SetInParent()
+    for _ in range(2):
+        want.required_resources["found"].items.add().resource.update(
+            {"kind": "A", "metadata": {"name": "a"}, "spec": {"n": 1}}
+        )
+    assert req == want
+
+
+def test_dump_all_writes_block_yaml_with_sorted_keys() -> None:
+    got = yamlio.dump_all([{"b": {"y": [1, "two"]}, "a": "x: y"}, {"c": None}])
+    assert got == "---\na: 'x: y'\nb:\n  y:\n  - 1\n  - two\n---\nc: null\n"
