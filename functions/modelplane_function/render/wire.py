@@ -76,21 +76,29 @@ class Unusual(Exception):  # noqa: N818 - control flow: "not plain JSON-shaped Y
 
 
 class NodeEncoder:
-    """YAML nodes of JSON-shaped data to Struct bytes; `scalar` gives a typed scalar's value."""
+    """YAML nodes of JSON-shaped data to Struct bytes; `scalar` gives a typed scalar's value.
+
+    Keys and string values repeat across a fleet, so each distinct one is encoded once.
+    """
 
     def __init__(self, scalar: Callable[[ScalarNode], Any]) -> None:
         self._scalar = scalar
-        self._values: dict[tuple[str, str], bytes] = {}
+        self._typed: dict[tuple[str, str], bytes] = {}
+        self._strings: dict[str, bytes] = {}
+        self._keys: dict[str, bytes] = {}
 
     def _value(self, node: Node) -> bytes:
         cls = node.__class__
         if cls is ScalarNode:
             if node.tag == _STR:
-                return _field(_STRING, node.value.encode())
+                found = self._strings.get(node.value)
+                if found is None:
+                    found = self._strings[node.value] = _field(_STRING, node.value.encode())
+                return found
             key = (node.tag, node.value)
-            found = self._values.get(key)
+            found = self._typed.get(key)
             if found is None:
-                found = self._values[key] = scalar_value(self._scalar(node))  # type: ignore[arg-type]
+                found = self._typed[key] = scalar_value(self._scalar(node))  # type: ignore[arg-type]
             return found
         if cls is MappingNode and node.tag == _MAP:
             return _field(_STRUCT, self.struct(node))  # type: ignore[arg-type]
@@ -98,16 +106,26 @@ class NodeEncoder:
             return _field(_LIST, b"".join([_field(_ITEM, self._value(item)) for item in node.value]))
         raise Unusual
 
+    def _key(self, node: Node) -> bytes:
+        if node.__class__ is not ScalarNode:
+            raise Unusual
+        text = node.value if node.tag == _STR else str(self._scalar(node))  # type: ignore[arg-type]
+        found = self._keys.get(text)
+        if found is None:
+            found = self._keys[text] = _field(_KEY, text.encode())
+        return found
+
     def struct(self, node: MappingNode) -> bytes:
         if node.tag != _MAP:
             raise Unusual
+        small = _SMALL
         parts: list[bytes] = []
         for key_node, value_node in node.value:
-            if key_node.__class__ is not ScalarNode:
-                raise Unusual
-            key = key_node.value if key_node.tag == _STR else self._scalar(key_node)
-            entry = _field(_KEY, str(key).encode()) + _field(_VALUE, self._value(value_node))
-            parts.append(_field(_ENTRY, entry))
+            value = self._value(value_node)
+            n = len(value)
+            entry = self._key(key_node) + _VALUE + (small[n] if n < 128 else _varint(n)) + value  # noqa: PLR2004
+            n = len(entry)
+            parts.append(_ENTRY + (small[n] if n < 128 else _varint(n)) + entry)  # noqa: PLR2004
         return b"".join(parts)
 
 
