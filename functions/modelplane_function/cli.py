@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import signal
 import sys
 from collections.abc import Callable, Sequence
@@ -13,23 +14,37 @@ from crossplane.function import cli as sdkcli
 from crossplane.function import logging
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import names
-from modelplane.fleet import FleetView, page, text
+from modelplane.fleet import FleetView, page, plan_page, plan_text, text
 
 from modelplane_function import server
-from modelplane_function.fn import FunctionRunner
-from modelplane_function.render import RenderFailure, load, render_documents, render_stream
-from modelplane_function.render.explain import fleet_view
+from modelplane_function.logged import LoggedRunner
+from modelplane_function.plan import MAX_ROUNDS
+from modelplane_function.plan import plan as plan_fleet
+from modelplane_function.render import RenderFailure, load, render_documents, render_files, yamlio
+from modelplane_function.render import output as output_module
+from modelplane_function.render.explain import clusters_of, fleet_view
+from modelplane_function.render.verdict import Exit, Failure, exit_code, failures
 
 _MIB = 1024 * 1024
 
 
-@click.group()
+_EXIT_HELP = """Exit codes: 0 success; 1 nothing rendered (unreadable input, a fatal result, the
+function unreachable); 2 bad command line; 3 the function rejected some input (a False
+ReplicasScheduled, ReplicaRendered or GPUPoolsPublished condition other than InsufficientCapacity:
+InvalidSpec, InvalidNodeSelector, NoClusters, CannotRender, ...); 4 replicas left unplaced for want
+of capacity (InsufficientCapacity), which --allow-partial turns into 0. With 3 or 4 the output is
+complete and stderr names each failure."""
+_PACKAGE = "function-modelplane-scheduler"
+
+
+@click.group(epilog=_EXIT_HELP)
+@click.version_option(package_name=_PACKAGE, prog_name="modelplane")
 def main() -> None:
     """Modelplane fleet scheduler: a Crossplane composition function."""
 
 
 async def _serve(address: str, creds: object, options: list[tuple[str, int]]) -> None:
-    srv, _ = await server.start(FunctionRunner(), address, creds=creds, options=options)  # type: ignore[arg-type]
+    srv, _ = await server.start(LoggedRunner(), address, creds=creds, options=options)  # type: ignore[arg-type]
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, lambda: asyncio.ensure_future(srv.stop(grace=5)))
@@ -47,20 +62,50 @@ def serve(
     max_recv_message_size: int,
     max_send_message_size: int | None,
 ) -> None:
-    """Serve the function over gRPC (mTLS with --tls-certs-dir; --insecure wins when both are given)."""
+    """Serve the function over gRPC (mTLS with --tls-certs-dir; --insecure wins when both are given).
+
+    Logs JSON lines on stdout (human-readable with --debug): one at start, one per request with its
+    tag, the composite, the duration and the outcome; with --debug also each decision.
+    """
     logging.configure(level=logging.Level.DEBUG if debug else logging.Level.INFO)
     if not insecure and not tls_certs_dir:
         msg = "serving needs --tls-certs-dir (or TLS_SERVER_CERTS_DIR) for mTLS, or --insecure"
         raise click.UsageError(msg)
+    send = max_send_message_size or max_recv_message_size
     options = [
         ("grpc.max_receive_message_length", max_recv_message_size * _MIB),
-        ("grpc.max_send_message_length", (max_send_message_size or max_recv_message_size) * _MIB),
+        ("grpc.max_send_message_length", send * _MIB),
     ]
     try:
         creds = None if insecure else server.load_credentials(str(tls_certs_dir))
+        logging.get_logger().info(
+            "Serving function",
+            version=importlib.metadata.version(_PACKAGE),
+            address=address,
+            transport="insecure" if insecure else "mTLS",
+            max_recv_message_size_mib=max_recv_message_size,
+            max_send_message_size_mib=send,
+        )
         asyncio.run(_serve(address, creds, options))
     except server.ServeError as e:
         raise click.ClickException(str(e)) from e
+
+
+def _finish(found: Sequence[Failure], *, allow_partial: bool, code: Exit | None = None) -> None:
+    """Name every failure on stderr and exit with the code that classifies them (or `code`)."""
+    for f in found:
+        if not (f.partial and allow_partial):
+            click.echo(f"modelplane: {f.line()}", err=True)
+    code = code or exit_code(found, allow_partial=allow_partial)
+    if code is not Exit.OK:
+        sys.exit(int(code))
+
+
+_ALLOW_PARTIAL = click.option(
+    "--allow-partial",
+    is_flag=True,
+    help="Exit 0 when the only failure is replicas left unplaced for want of capacity (previewing partial placement).",
+)
 
 
 def _inputs(command: Callable[..., None]) -> Callable[..., None]:
@@ -68,6 +113,12 @@ def _inputs(command: Callable[..., None]) -> Callable[..., None]:
     for option in reversed(_INPUT_OPTIONS):
         command = option(command)
     return command
+
+
+# crossplane render's short flag for observed resources; `fleet` and `plan` use -o for the format.
+_OBSERVED_SHORT = click.option(
+    "-o", "observed_short", multiple=True, type=click.Path(exists=True, path_type=Path), hidden=True
+)
 
 
 _INPUT_OPTIONS = (
@@ -82,7 +133,6 @@ _INPUT_OPTIONS = (
     ),
     click.option(
         "--observed-resources",
-        "-o",
         "observed",
         multiple=True,
         type=click.Path(exists=True, path_type=Path),
@@ -113,30 +163,35 @@ function's status, and Responsive/custom/Synced/Ready conditions; timestamps are
 Unless --no-recurse, every composed ModelReplica is then rendered with the ModelReplica
 Composition: its status is shown on its document and its composed objects follow the
 deployment's documents. Observed resources belong to the XR named by their controller
-ownerReference (kind and name), or to XR_FILE's XR when they have none.
+ownerReference (kind and name), or to XR_FILE's XR when they have none. As with crossplane
+render, -o is short for --observed-resources here.
 """
 
 
-@main.command(help=_RENDER_HELP)
+@main.command(help=_RENDER_HELP, epilog=_EXIT_HELP)
 @_inputs
+@_OBSERVED_SHORT
 @click.option("--no-recurse", is_flag=True, help="Do not render the composed ModelReplicas.")
-@click.option("--explain", is_flag=True, help="Print the placement and the scheduler's diagnosis to stderr.")
+@click.option("--explain", is_flag=True, help="Print the placement, rendering and the diagnosis to stderr.")
 @click.option("--debug", "-d", is_flag=True, help="Log the function's debug output to stderr.")
+@_ALLOW_PARTIAL
 def render(
     *,
     xr_file: Path,
     required: tuple[Path, ...],
     observed: tuple[Path, ...],
+    observed_short: tuple[Path, ...],
     apis: Path | None,
     no_recurse: bool,
     explain: bool,
     debug: bool,
+    allow_partial: bool,
 ) -> None:
     try:
-        out = render_stream(
+        docs = render_files(
             xr_file,
             required=required,
-            observed=observed,
+            observed=(*observed, *observed_short),
             apis=apis,
             recurse=not no_recurse,
             explain=sys.stderr if explain else None,
@@ -144,45 +199,60 @@ def render(
         )
     except RenderFailure as e:
         raise click.ClickException(str(e)) from e
-    sys.stdout.write(out)
+    sys.stdout.write(output_module.dump(docs))
+    sys.stdout.flush()
+    _finish(failures(docs), allow_partial=allow_partial)
 
 
 def fleet_for(
     xr_file: Path, *, required: Sequence[Path] = (), observed: Sequence[Path] = (), apis: Path | None = None
-) -> FleetView:
-    """`modelplane fleet` as a function: render the ModelDeployment (not its replicas) and rebuild
-    the fleet from the last request the function received. Raises RenderFailure."""
+) -> tuple[FleetView, list[Failure]]:
+    """`modelplane fleet` as a function: render the ModelDeployment (not its replicas), rebuild the
+    fleet from the last request the function received, and the render's failures. Raises RenderFailure."""
     xr = load.single(xr_file)
     if xr.get("kind") != names.KIND_DEPLOYMENT:
         msg = f"{xr_file}: fleet takes a {names.KIND_DEPLOYMENT}, got kind {xr.get('kind')!r}"
         raise RenderFailure(msg)
-    requests: list[fnv1.RunFunctionRequest] = []
-    render_documents(
-        xr,
-        required=load.documents(required),
-        observed=load.documents(observed),
-        compositions=load.compositions(apis or load.default_apis()),
-        recurse=False,
-        requests=requests,
-    )
-    if not requests:
-        msg = f"{xr_file}: the function was never called for this {names.KIND_DEPLOYMENT}"
-        raise RenderFailure(msg)
-    view = fleet_view(requests[-1])
+    requests: list[bytes] = []
+    with yamlio.collector_paused():
+        fleet_docs = load.required(required)
+        docs = render_documents(
+            xr,
+            required=fleet_docs,
+            observed=load.documents(observed),
+            compositions=load.compositions(apis or load.default_apis()),
+            recurse=False,
+            requests=requests,
+        )
+        if not requests:
+            msg = f"{xr_file}: the function was never called for this {names.KIND_DEPLOYMENT}"
+            raise RenderFailure(msg)
+        view = fleet_view(fnv1.RunFunctionRequest.FromString(requests[-1]), clusters_of(fleet_docs))
     if isinstance(view, str):
         raise RenderFailure(view)
-    return view
+    return view, failures(docs)
 
 
-@main.command()
-@_inputs
-@click.option("--output", type=click.Choice(["text", "html"]), default="text", show_default=True, help="Format.")
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write to this file instead of stdout.",
+def _write(rendered: str, out: Path | None) -> None:
+    if out is None:
+        sys.stdout.write(rendered)
+        sys.stdout.flush()
+    else:
+        out.write_text(rendered)
+
+
+_OUT = click.option(
+    "--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write to this file instead of stdout."
 )
+
+
+@main.command(epilog=_EXIT_HELP)
+@_inputs
+@click.option(
+    "--output", "-o", type=click.Choice(["text", "html"]), default="text", show_default=True, help="Output format."
+)
+@_OUT
+@_ALLOW_PARTIAL
 def fleet(
     *,
     xr_file: Path,
@@ -191,18 +261,71 @@ def fleet(
     apis: Path | None,
     output: str,
     out: Path | None,
+    allow_partial: bool,
 ) -> None:
-    """Show the fleet after placing XR_FILE's ModelDeployment: every pool's nodes, who holds them, and why.
+    """Show the fleet after placing XR_FILE's ModelDeployment: every pool's nodes and devices, who holds
+    them, and why clusters turned the deployment down or were left out by its clusterSelector.
 
-    Takes the inputs `render` takes and runs the same function, but prints no manifests: a table
-    per cluster and pool (text), or one self-contained HTML page (html).
+    Takes the inputs `render` takes (observed resources by their long flag only: -o is the output
+    format, as in kubectl) and runs the same function, but prints no manifests: a table per cluster
+    and pool (text), or one self-contained HTML page (html).
     """
     try:
-        view = fleet_for(xr_file, required=required, observed=observed, apis=apis)
+        view, found = fleet_for(xr_file, required=required, observed=observed, apis=apis)
     except RenderFailure as e:
         raise click.ClickException(str(e)) from e
-    rendered = page(view) if output == "html" else text(view)
-    if out is None:
-        sys.stdout.write(rendered)
+    _write(page(view) if output == "html" else text(view), out)
+    _finish(found, allow_partial=allow_partial)
+
+
+@main.command(epilog=_EXIT_HELP + " 5: the plan did not settle within --max-rounds.")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--output",
+    "-o",
+    type=click.Choice(["text", "html", "yaml"]),
+    default="text",
+    show_default=True,
+    help="text or html: the fleet plan; yaml: every deployment's render stream after the plan.",
+)
+@_OUT
+@click.option(
+    "--apis",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="Directory searched for Compositions (default: this repository's apis/).",
+)
+@click.option("--max-rounds", type=click.IntRange(1, 100), default=MAX_ROUNDS, show_default=True)
+@click.option("--debug", "-d", is_flag=True, help="Log the function's debug output to stderr.")
+@_ALLOW_PARTIAL
+def plan(
+    *,
+    paths: tuple[Path, ...],
+    output: str,
+    out: Path | None,
+    apis: Path | None,
+    max_rounds: int,
+    debug: bool,
+    allow_partial: bool,
+) -> None:
+    """Plan a whole fleet: will these deployments fit, and where?
+
+    PATHS are YAML files or directories (their *.yaml and *.yml) holding ModelDeployments,
+    InferenceClusters and, optionally, existing ModelReplicas and Namespaces. Every deployment is
+    reconciled through the real function, in order of namespace then name, each seeing the replicas
+    the previous ones composed; rounds repeat until a round changes nothing. Prints every
+    deployment's placement, why any replica is unplaced, and the fleet's pools.
+    """
+    try:
+        result = plan_fleet(list(paths), apis=apis, max_rounds=max_rounds, debug=debug)
+    except RenderFailure as e:
+        raise click.ClickException(str(e)) from e
+    if output == "yaml":
+        rendered = output_module.dump(result.stream)
     else:
-        out.write_text(rendered)
+        rendered = plan_page(result.view) if output == "html" else plan_text(result.view)
+    _write(rendered, out)
+    settled = result.view.converged
+    if not settled:
+        click.echo(f"modelplane: the plan did not settle in {result.view.rounds} rounds", err=True)
+    _finish(result.failures, allow_partial=allow_partial, code=None if settled else Exit.NOT_SETTLED)

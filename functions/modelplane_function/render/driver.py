@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 import grpc
+import structlog
 from crossplane.function import logging
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import names
 
 from modelplane_function import server
 from modelplane_function.convert import to_struct
-from modelplane_function.fn import FunctionRunner
-from modelplane_function.render import load, output, pipeline
+from modelplane_function.logged import LoggedRunner
+from modelplane_function.render import load, output, pipeline, yamlio
 from modelplane_function.render.errors import RenderFailure
 from modelplane_function.render.explain import explain as explain_placement
 from modelplane_function.render.store import Store
@@ -36,7 +39,7 @@ class _Inputs:
     required: Sequence[Mapping[str, Any] | Doc]
     observed: Sequence[Mapping[str, Any]]
     explain: TextIO | None
-    requests: list[fnv1.RunFunctionRequest] | None = None  # collects each ModelDeployment's last request
+    requests: list[bytes] | None = None  # collects each ModelDeployment's last request
 
 
 def _owned(xr: Mapping[str, Any], observed: Sequence[Mapping[str, Any]], *, top: bool) -> list[Mapping[str, Any]]:
@@ -75,27 +78,32 @@ async def _render(
     for key, obj in observed.items():
         state.resources[key].resource.CopyFrom(to_struct(obj))
     result = await pipeline.run(call, composition, state, store)
-    if inputs.explain is not None and xr.get("kind") == names.KIND_DEPLOYMENT and result.runs:
-        explain_placement(result.runs[-1].request, inputs.explain)
     if inputs.requests is not None and xr.get("kind") == names.KIND_DEPLOYMENT and result.runs:
-        inputs.requests.append(result.runs[-1].request)
+        inputs.requests.append(result.runs[-1].wire)
     composed = output.resource_docs(xr, result.desired, observed)
     head = output.xr_document(xr, result.desired, result.conditions, [obj for _, obj in composed])
     docs: list[dict[str, Any]] = []
     tail: list[dict[str, Any]] = []
+    children: list[dict[str, Any]] = []
     for _, obj in composed:
         if recurse and _has_composition(obj, inputs.compositions):
             # The child's own render: show its status on its document, append what it composes.
             child = await _render(call, obj, inputs, top=False, recurse=recurse)
             docs.append(output.merge(obj, {"status": child[0].get("status"), "spec": child[0].get("spec")}))
+            children.append(child[0])
             tail += child[1:]
         else:
             docs.append(obj)
+    if inputs.explain is not None and xr.get("kind") == names.KIND_DEPLOYMENT and result.runs:
+        # After the children: the explanation includes whether each placed replica rendered.
+        explain_placement(result.runs[-1].request, inputs.explain, children if recurse else None)
     return [head, *docs, *tail]
 
 
-async def _serve_and_render(xr: Mapping[str, Any], inputs: _Inputs, *, recurse: bool) -> list[dict[str, Any]]:
-    srv, port = await server.start(FunctionRunner(), "127.0.0.1:0", creds=None, options=_UNLIMITED)
+@asynccontextmanager
+async def serving() -> AsyncIterator[pipeline.Call]:
+    """The function behind a gRPC server on a free local port, and a way to call it."""
+    srv, port = await server.start(LoggedRunner(), "127.0.0.1:0", creds=None, options=_UNLIMITED)
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=_UNLIMITED) as channel:
             # The SDK stub's method, taking the request already serialized (pipeline.py builds bytes).
@@ -104,11 +112,44 @@ async def _serve_and_render(xr: Mapping[str, Any], inputs: _Inputs, *, recurse: 
             )
 
             async def call(req: bytes) -> fnv1.RunFunctionResponse:
-                return await run_function(req, timeout=_TIMEOUT_SECONDS)
+                try:
+                    return await run_function(req, timeout=_TIMEOUT_SECONDS)
+                except grpc.aio.AioRpcError as e:
+                    msg = f"calling the function failed: {e.code().name}: {e.details()}"
+                    raise RenderFailure(msg) from e
 
-            return await _render(call, xr, inputs, top=True, recurse=recurse)
+            yield call
     finally:
         await srv.stop(grace=None)
+
+
+async def render_with(
+    call: pipeline.Call,
+    xr: Mapping[str, Any],
+    *,
+    required: Sequence[Mapping[str, Any] | Doc] = (),
+    observed: Sequence[Mapping[str, Any]] = (),
+    compositions: Sequence[Mapping[str, Any]],
+    recurse: bool = True,
+    explain: TextIO | None = None,
+    requests: list[bytes] | None = None,
+) -> list[dict[str, Any]]:
+    """Render one XR through a function already being served (see `serving`).
+
+    `requests`, when given, receives the last request sent for each ModelDeployment, serialized
+    (what `modelplane fleet` and `plan` re-run the scheduler on). Inputs are never mutated.
+    """
+    inputs = _Inputs(
+        compositions=compositions, required=required, observed=observed, explain=explain, requests=requests
+    )
+    return await _render(call, xr, inputs, top=True, recurse=recurse)
+
+
+def configure_logging(*, debug: bool) -> None:
+    """The function's log: off, or at debug level on stderr (stdout carries the YAML stream)."""
+    logging.configure(level=logging.Level.DEBUG if debug else logging.Level.DISABLED)
+    if debug:
+        structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
 
 
 def render_documents(
@@ -120,28 +161,51 @@ def render_documents(
     recurse: bool = True,
     explain: TextIO | None = None,
     debug: bool = False,
-    requests: list[fnv1.RunFunctionRequest] | None = None,
+    requests: list[bytes] | None = None,
 ) -> list[dict[str, Any]]:
-    """Render one XR through the real function; the documents render would print, in order.
-
-    `requests`, when given, receives the last request sent for each ModelDeployment (what
-    `modelplane fleet` re-runs the scheduler on).
-    """
-    logging.configure(level=logging.Level.DEBUG if debug else logging.Level.DISABLED)
+    """Render one XR through the real function; the documents render would print, in order."""
+    configure_logging(debug=debug)
     found = load.compositions(load.default_apis()) if compositions is None else compositions
-    inputs = _Inputs(
-        compositions=found,
-        # Never mutated (observed resources are copied where render adjusts them): no copies of a fleet.
-        required=list(required),
-        observed=list(observed),
-        explain=explain,
-        requests=requests,
-    )
-    try:
-        return asyncio.run(_serve_and_render(xr, inputs, recurse=recurse))
-    except grpc.aio.AioRpcError as e:
-        msg = f"calling the function failed: {e.code().name}: {e.details()}"
-        raise RenderFailure(msg) from e
+
+    async def run() -> list[dict[str, Any]]:
+        async with serving() as call:
+            return await render_with(
+                call,
+                xr,
+                required=required,
+                observed=observed,
+                compositions=found,
+                recurse=recurse,
+                explain=explain,
+                requests=requests,
+            )
+
+    return asyncio.run(run())
+
+
+def render_files(
+    xr_file: Path,
+    *,
+    required: Sequence[Path] = (),
+    observed: Sequence[Path] = (),
+    apis: Path | None = None,
+    recurse: bool = True,
+    explain: TextIO | None = None,
+    debug: bool = False,
+    requests: list[bytes] | None = None,
+) -> list[dict[str, Any]]:
+    """`modelplane render` as a function: the documents for an XR file and its input files."""
+    with yamlio.collector_paused():  # a short-lived process over a fleet: see yamlio
+        return render_documents(
+            load.single(xr_file),
+            required=load.required(required),
+            observed=load.documents(observed),
+            compositions=load.compositions(apis or load.default_apis()),
+            recurse=recurse,
+            explain=explain,
+            debug=debug,
+            requests=requests,
+        )
 
 
 def render_stream(
@@ -154,14 +218,8 @@ def render_stream(
     explain: TextIO | None = None,
     debug: bool = False,
 ) -> str:
-    """`modelplane render` as a function: the YAML stream for an XR file and its input files."""
-    docs = render_documents(
-        load.single(xr_file),
-        required=load.required(required),
-        observed=load.documents(observed),
-        compositions=load.compositions(apis or load.default_apis()),
-        recurse=recurse,
-        explain=explain,
-        debug=debug,
+    """The YAML stream `modelplane render` prints for an XR file and its input files."""
+    docs = render_files(
+        xr_file, required=required, observed=observed, apis=apis, recurse=recurse, explain=explain, debug=debug
     )
     return output.dump(docs)

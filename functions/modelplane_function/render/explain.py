@@ -7,17 +7,21 @@ every engine's pool, per-cluster reasons and the score breakdown.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TextIO
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TextIO
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import fleet, names
 from modelplane.errors import SpecError
+from modelplane.model import Cluster
 from modelplane.scheduler import ScheduleResult, schedule
 
 from modelplane_function import deployment, requirements
 from modelplane_function.convert import to_dict
 from modelplane_function.keep import observed_of_kind
+from modelplane_function.pools import read_cluster
+from modelplane_function.render.verdict import failures
+from modelplane_function.render.wire import Doc
 
 
 def _table(rows: Sequence[Sequence[str]]) -> list[str]:
@@ -71,22 +75,55 @@ def _scheduled(req: fnv1.RunFunctionRequest) -> tuple[str, deployment.Inputs | N
         return title, inputs, f"not scheduled ({e.reason}): {e}"
 
 
-def fleet_view(req: fnv1.RunFunctionRequest) -> fleet.FleetView | str:
-    """The fleet after this request's placement; a string when the fleet itself could not be read."""
+def fleet_view(req: fnv1.RunFunctionRequest, fleet_clusters: Sequence[Cluster] = ()) -> fleet.FleetView | str:
+    """The fleet after this request's placement; a string when the fleet itself could not be read.
+
+    `fleet_clusters` are every InferenceCluster render had: those the request lacks were left out
+    by the clusterSelector's matchLabels, and are shown as such.
+    """
     title, inputs, result = _scheduled(req)
     if inputs is None:
         return f"{title}: {result}"
+    seen = {c.name for c in inputs.clusters}
+    excluded = [c for c in fleet_clusters if c.name not in seen]
     if isinstance(result, str):
-        return fleet.build(inputs.deployment, inputs.clusters, inputs.replicas, None, problem=result)
-    return fleet.build(inputs.deployment, inputs.clusters, inputs.replicas, result)
+        return fleet.build(inputs.deployment, inputs.clusters, inputs.replicas, None, problem=result, excluded=excluded)
+    return fleet.build(inputs.deployment, inputs.clusters, inputs.replicas, result, excluded=excluded)
 
 
-def explain(req: fnv1.RunFunctionRequest, out: TextIO) -> None:
-    """Print the placement, diagnosis and pool occupancy the function computed for this request."""
+def clusters_of(docs: Iterable[Doc]) -> list[Cluster]:
+    """The InferenceClusters among required resources, parsed as the function parses them; bad ones skipped."""
+    out: list[Cluster] = []
+    for doc in docs:
+        if doc.head.get("kind") == names.KIND_CLUSTER and doc.head.get("apiVersion") == names.API_VERSION:
+            try:
+                out.append(read_cluster(doc.struct()))
+            except SpecError:
+                continue  # the function reports it; the view has nothing to draw
+    return out
+
+
+def rendering(replicas: Sequence[Mapping[str, Any]] | None) -> list[str]:
+    """Whether each composed ModelReplica rendered; None: they were not rendered (--no-recurse)."""
+    if replicas is None:
+        return ["Rendering: not checked (--no-recurse)."]
+    found = failures(replicas)
+    out = [f"Rendering: {len(replicas) - len(found)} of {len(replicas)} ModelReplicas rendered."]
+    if found:
+        out += _table([("REPLICA", "REASON", "MESSAGE"), *((f.name, f.reason, f.message) for f in found)])
+    return out
+
+
+def explain(req: fnv1.RunFunctionRequest, out: TextIO, replicas: Sequence[Mapping[str, Any]] | None = None) -> None:
+    """Print the placement, diagnosis, rendering and pool occupancy the function computed for this request.
+
+    `replicas` are the composed ModelReplicas' own rendered documents (None: not rendered).
+    """
     title, inputs, result = _scheduled(req)
     if inputs is None or isinstance(result, str):
-        out.write(f"{title}: {result}\n")
+        out.write(f"ModelDeployment {title}: {result}\n")
         return
     view = fleet.build(inputs.deployment, inputs.clusters, inputs.replicas, result)
     table = ["Fleet after this placement (nodes per pool):", *fleet.pool_table(view)]
-    out.write(f"ModelDeployment {title}\n" + "\n".join([*lines(result), *table]) + "\n")
+    body = [*lines(result), *(rendering(replicas) if result.replicas else []), *table]
+    out.write(f"ModelDeployment {title}\n" + "\n".join(body) + "\n")

@@ -151,6 +151,10 @@ class Doc:
     def from_dict(obj: Mapping[str, Any]) -> Doc:
         return Doc.of(obj, encode(obj))
 
+    def struct(self) -> struct_pb2.Struct:
+        """The whole object, decoded."""
+        return fnv1.Resources.FromString(self.item).items[0].resource
+
 
 _REQUIRED_FIELD = _tag(fnv1.RunFunctionRequest.DESCRIPTOR.fields_by_name["required_resources"].number)
 _ITEM_FIELD = _tag(fnv1.Resources.DESCRIPTOR.fields_by_name["items"].number)

@@ -7,13 +7,13 @@ into markup unescaped are numbers.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from html import escape
 
 from modelplane.fleet.text import chip_text, placement
 from modelplane.fleet.view import Chip, ClusterView, FleetView, Origin, PoolView
 
-_CSS = """
+CSS = """
 body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px;color:#1d2430;background:#f6f7f9}
 h1{font-size:20px;margin:0 0 4px}h2{font-size:15px;margin:20px 0 8px}
 .summary{margin:0 0 4px;font-weight:600}.diagnosis{margin:0 0 16px;color:#3a4556;white-space:pre-wrap}
@@ -26,6 +26,8 @@ border-left:5px solid #3a9a5b;border-radius:6px 0 0 6px}
 table.fleet>tbody>tr>td{padding:10px 12px;background:#fff;border-radius:0 6px 6px 0}
 table.fleet>tbody>tr.rejected>th{border-left-color:#c0392b}
 table.fleet>tbody>tr.notready>th{border-left-color:#8a8f98}
+table.fleet>tbody>tr.excluded{opacity:.5}table.fleet>tbody>tr.excluded>th{border-left-color:#b8bec8}
+.verdict.excluded{color:#5a6474}.verdict.full{color:#7a5a00}.pool-devices{font-size:12px;color:#5a6474}
 .cluster-name{font-size:15px}.badges{margin:4px 0;display:flex;flex-wrap:wrap;gap:4px}
 .badge{font-size:11px;padding:1px 6px;border-radius:9px;background:#e3e7ee;font-weight:500}
 .badge.ready{background:#d7f0de}.badge.notready{background:#f3d9d6}.badge.taint{background:#fbeccb}
@@ -48,57 +50,68 @@ _GOLDEN_ANGLE = 137
 _BASE_HUE = 210  # this deployment is blue; the others step around the wheel from there
 
 
-def _e(text: object) -> str:
+def esc(text: object) -> str:
     return escape(str(text), quote=True)
 
 
+def owner_colours(owners: Sequence[str]) -> dict[str, str]:
+    """A CSS colour per deployment, the first blue, stable for a given list of deployments."""
+    return {owner: f"hsl({(_BASE_HUE + i * _GOLDEN_ANGLE) % 360} 55% 40%)" for i, owner in enumerate(owners)}
+
+
 def colours(view: FleetView) -> dict[str, str]:
-    """A CSS colour per deployment, stable for a given set of deployments."""
-    return {owner: f"hsl({(_BASE_HUE + i * _GOLDEN_ANGLE) % 360} 55% 40%)" for i, owner in enumerate(view.owners)}
+    return owner_colours(view.owners)
 
 
 def _chip(chip: Chip, colour: str) -> str:
     tip = f"{chip.name} ({chip.origin})"
-    return f'<li class="chip {chip.origin}" style="background:{colour}" title="{_e(tip)}">{_e(chip_text(chip))}</li>'
+    return f'<li class="chip {chip.origin}" style="background:{colour}" title="{esc(tip)}">{esc(chip_text(chip))}</li>'
 
 
 def _bar(pool: PoolView, palette: dict[str, str]) -> str:
     scale = max(pool.nodes, pool.used, 1)
     segs = "".join(
         f'<span class="seg" style="width:{100 * c.nodes / scale:.2f}%;background:{palette[c.owner]}"'
-        f' title="{_e(c.label)}: {c.nodes}"></span>'
+        f' title="{esc(c.label)}: {c.nodes}"></span>'
         for c in pool.chips
     )
     over = " over" if pool.free < 0 else ""
     label = f"{pool.used} of {pool.nodes} nodes used"
-    return f'<div class="bar{over}" role="img" aria-label="{_e(label)}">{segs}</div>'
+    return f'<div class="bar{over}" role="img" aria-label="{esc(label)}">{segs}</div>'
 
 
-def _pool(pool: PoolView, palette: dict[str, str]) -> str:
+def pool_cell(pool: PoolView, palette: dict[str, str]) -> str:
     usage = f"{pool.used}/{pool.nodes} used, {pool.free} free" if pool.free >= 0 else f"overcommitted by {-pool.free}"
     chips = "".join(_chip(c, palette[c.owner]) for c in pool.chips)
     body = f'<ul class="chips">{chips}</ul>' if chips else '<p class="empty">no replicas</p>'
     return (
-        f'<div class="pool"><div class="pool-head"><b>{_e(pool.name)}</b><span>{_e(usage)}</span></div>'
+        f'<div class="pool"><div class="pool-head"><b>{esc(pool.name)}</b><span>{esc(usage)}</span></div>'
+        f'<div class="pool-devices">{esc(pool.devices or "no devices published")} per node</div>'
         f"{_bar(pool, palette)}{body}</div>"
     )
 
 
 def _verdict(c: ClusterView) -> str:
+    if c.verdict is not None and c.excluded:
+        reason = f"left out: {c.verdict.reason}"
+        return f'<div class="verdict excluded">{esc(reason)}<small>{esc(c.verdict.detail)}</small></div>'
     if c.verdict is not None and c.rejected:
-        return f'<div class="verdict rejected">{_e(c.verdict.reason)}<small>{_e(c.verdict.detail)}</small></div>'
+        return f'<div class="verdict rejected">{esc(c.verdict.reason)}<small>{esc(c.verdict.detail)}</small></div>'
+    if c.verdict is not None and not c.verdict.fits:
+        head = f"hosts {c.hosts}, no room for another: {c.verdict.reason}"
+        return f'<div class="verdict full">{esc(head)}<small>{esc(c.verdict.detail)}</small></div>'
     if c.score is not None:
         return f'<div class="verdict fits">fits, score {c.score.total}</div>'
     return ""
 
 
 def _row(c: ClusterView, palette: dict[str, str]) -> str:
-    cls = "rejected" if c.rejected else "notready" if not c.ready else "ok"
+    cls = "excluded" if c.excluded else "rejected" if c.rejected else "notready" if not c.ready else "ok"
     badges = ['<span class="badge ready">Ready</span>' if c.ready else '<span class="badge notready">not Ready</span>']
-    badges += [f'<span class="badge taint">{_e(t)}</span>' for t in c.taints]
-    pools = "".join(_pool(p, palette) for p in c.pools) or '<p class="empty">no pools published</p>'
+    badges += [f'<span class="badge taint">{esc(t)}</span>' for t in c.taints]
+    pools = "".join(pool_cell(p, palette) for p in c.pools) or '<p class="empty">no pools published</p>'
     return (
-        f'<tr class="{cls}"><th scope="row"><div class="cluster-name">{_e(c.name)}</div>'
+        f'<tr class="{cls}"><th scope="row"><div class="cluster-name">{esc(c.name)}</div>'
         f'<div class="badges">{"".join(badges)}</div>{_verdict(c)}</th>'
         f'<td><div class="pools">{pools}</div></td></tr>'
     )
@@ -106,7 +119,7 @@ def _row(c: ClusterView, palette: dict[str, str]) -> str:
 
 def _legend(view: FleetView, palette: dict[str, str]) -> str:
     items = [
-        f'<li><span class="swatch" style="background:{palette[o]}"></span>{_e(o)}'
+        f'<li><span class="swatch" style="background:{palette[o]}"></span>{esc(o)}'
         f"{' (this deployment)' if o == view.subject else ''}</li>"
         for o in view.owners
     ]
@@ -114,21 +127,22 @@ def _legend(view: FleetView, palette: dict[str, str]) -> str:
         f'<li><span class="chip {Origin.NEW}" style="background:{palette[view.subject]}">new</span>placed now</li>',
         '<li><span class="swatch" style="background:#e6e9ef"></span>free node</li>',
         '<li><span class="swatch" style="background:#c0392b"></span>cluster turned this deployment down</li>',
+        '<li><span class="swatch" style="background:#b8bec8"></span>left out by the clusterSelector (greyed)</li>',
     ]
     return f'<ul class="legend">{"".join(items)}</ul>'
 
 
 def _cells(values: Iterable[object]) -> str:
-    return "".join(f"<td>{_e(v)}</td>" for v in values)
+    return "".join(f"<td>{esc(v)}</td>" for v in values)
 
 
 def _scores(view: FleetView) -> str:
     if not view.scores:
         return ""
     keys = sorted({k for s in view.scores for k in s.scores})
-    head = "".join(f"<th>{_e(k)}</th>" for k in ("cluster", "total", *keys))
+    head = "".join(f"<th>{esc(k)}</th>" for k in ("cluster", "total", *keys))
     rows = "".join(
-        f"<tr><td>{_e(s.cluster)}</td><td>{s.total}</td>{_cells(s.scores.get(k, '') for k in keys)}</tr>"
+        f"<tr><td>{esc(s.cluster)}</td><td>{s.total}</td>{_cells(s.scores.get(k, '') for k in keys)}</tr>"
         for s in view.scores
     )
     title = "Scores (last round that placed a replica, best first)"
@@ -138,14 +152,14 @@ def _scores(view: FleetView) -> str:
 def page(view: FleetView) -> str:
     """The whole HTML document."""
     palette = colours(view)
-    removed = "".join(f"<li>{_e(r.name)} from {_e(r.cluster)}: {_e(r.reason)}</li>" for r in view.removed)
+    removed = "".join(f"<li>{esc(r.name)} from {esc(r.cluster)}: {esc(r.reason)}</li>" for r in view.removed)
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>Fleet: {_e(view.subject)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>Fleet for ModelDeployment {_e(view.subject)}</h1>",
-        f'<p class="summary">{_e(placement(view))}</p>',
-        f'<p class="diagnosis">Diagnosis: {_e(view.summary)}</p>',
+        f"<title>Fleet: {esc(view.subject)}</title><style>{CSS}</style></head><body>",
+        f"<h1>Fleet for ModelDeployment {esc(view.subject)}</h1>",
+        f'<p class="summary">{esc(placement(view))}</p>',
+        f'<p class="diagnosis">Diagnosis: {esc(view.summary)}</p>',
         _legend(view, palette),
         '<table class="fleet"><tbody>',
         *(_row(c, palette) for c in view.clusters),

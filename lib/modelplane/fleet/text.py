@@ -24,25 +24,28 @@ def chip_text(chip: Chip) -> str:
     return f"{where} ({chip.origin}, {_nodes(chip.nodes)})"
 
 
-def _cluster_rows(c: ClusterView) -> list[tuple[str, ...]]:
+def cluster_rows(c: ClusterView) -> list[tuple[str, ...]]:
     head = (c.name, "yes" if c.ready else "no", ",".join(c.taints) or "-")
     blank = ("", "", "")
     rows: list[tuple[str, ...]] = []
     if not c.pools:
-        return [(*head, "-", "", "", "", "")]
+        return [(*head, "-", "", "", "", "", "")]
     for pool in c.pools:
-        counts = (pool.name, str(pool.nodes), str(pool.used), str(pool.free))
+        counts = (pool.name, pool.devices or "-", str(pool.nodes), str(pool.used), str(pool.free))
         chips = [chip_text(chip) for chip in pool.chips] or ["-"]
         rows.append((*(blank if rows else head), *counts, chips[0]))
-        rows += [(*blank, "", "", "", "", more) for more in chips[1:]]
+        rows += [(*blank, "", "", "", "", "", more) for more in chips[1:]]
     return rows
+
+
+POOL_HEADER = ("CLUSTER", "READY", "TAINTS", "POOL", "DEVICES PER NODE", "NODES", "USED", "FREE", "REPLICAS")
 
 
 def pool_table(view: FleetView) -> list[str]:
     """One row per pool (then one per further replica on it): capacity after this placement."""
-    rows: list[tuple[str, ...]] = [("CLUSTER", "READY", "TAINTS", "POOL", "NODES", "USED", "FREE", "REPLICAS")]
+    rows: list[tuple[str, ...]] = [POOL_HEADER]
     for c in view.clusters:
-        rows += _cluster_rows(c)
+        rows += cluster_rows(c)
     return table(rows)
 
 
@@ -62,6 +65,24 @@ def rejection_table(view: FleetView) -> list[str]:
     """Why each rejected cluster turned the deployment down in the scheduler's last round."""
     rows = [("CLUSTER", "REASON", "DETAIL")]
     rows += [(c.name, c.verdict.reason, c.verdict.detail or "-") for c in view.clusters if c.verdict and c.rejected]
+    return table(rows) if len(rows) > 1 else []
+
+
+def excluded_table(view: FleetView) -> list[str]:
+    """Clusters the deployment's clusterSelector leaves out, and their labels."""
+    rows = [("CLUSTER", "DETAIL")]
+    rows += [(c.name, c.verdict.detail or "-") for c in view.clusters if c.verdict and c.excluded]
+    return table(rows) if len(rows) > 1 else []
+
+
+def full_table(view: FleetView) -> list[str]:
+    """Clusters hosting the deployment that had no room for another of its replicas."""
+    rows = [("CLUSTER", "HOSTS", "REASON", "DETAIL")]
+    rows += [
+        (c.name, str(c.hosts), c.verdict.reason, c.verdict.detail or "-")
+        for c in view.clusters
+        if c.verdict and not c.verdict.fits and not c.excluded and c.hosts
+    ]
     return table(rows) if len(rows) > 1 else []
 
 
@@ -88,6 +109,12 @@ def text(view: FleetView) -> str:
     rejections = rejection_table(view)
     if rejections:
         out += [rejection_heading(view), *rejections]
+    full = full_table(view)
+    if full:
+        out += ["Hosting this deployment, with no room for another replica:", *full]
+    excluded = excluded_table(view)
+    if excluded:
+        out += ["Left out by the clusterSelector:", *excluded]
     scores = score_table(view)
     if scores:
         out += ["Scores (last round that placed a replica, best first):", *scores]

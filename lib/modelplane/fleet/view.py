@@ -14,8 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from modelplane.model import Cluster, Deployment, ModelReplica
-from modelplane.scheduler.result import ClusterScore, RemovedReplica, ScheduleResult, Status
+from modelplane.model import Cluster, Deployment, Device, ModelReplica, NodePool
+from modelplane.scheduler.filters import REASON_SELECTOR_MISMATCH
+from modelplane.scheduler.result import ClusterScore, Code, RemovedReplica, ScheduleResult, Status
 
 
 class Origin(StrEnum):
@@ -51,6 +52,7 @@ class PoolView:
     nodes: int
     used: int
     chips: tuple[Chip, ...]
+    devices: str = ""  # what each node carries: "8x NVIDIA H100 80GB HBM3, 8x ib"
 
     @property
     def free(self) -> int:
@@ -66,10 +68,20 @@ class ClusterView:
     pools: tuple[PoolView, ...]
     verdict: Status | None  # the scheduler's last verdict for this deployment; None: not evaluated
     score: ClusterScore | None  # in the last bind round that placed a replica
+    hosts: int = 0  # this deployment's replicas on the cluster after the placement
+
+    @property
+    def excluded(self) -> bool:
+        """The deployment's clusterSelector leaves the cluster out: not a refusal, a choice."""
+        return self.verdict is not None and self.verdict.reason == REASON_SELECTOR_MISMATCH
 
     @property
     def rejected(self) -> bool:
-        return self.verdict is not None and not self.verdict.fits
+        """Turned the deployment down: not a fit, not left out by the selector, hosting none of it.
+
+        A cluster that hosts a replica and has no room for another has not turned it down.
+        """
+        return self.verdict is not None and not self.verdict.fits and not self.excluded and self.hosts == 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -94,8 +106,28 @@ class FleetView:
         return max(self.desired - self.placed, 0)
 
 
-def _taint(cluster: Cluster) -> tuple[str, ...]:
+def taints_of(cluster: Cluster) -> tuple[str, ...]:
     return tuple(sorted(f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}" for t in cluster.taints))
+
+
+def _product(device: Device) -> str:
+    for key, attribute in sorted(device.attributes.items()):
+        if key == "productName" or key.endswith("/productName"):
+            return str(attribute.value)
+    return ""
+
+
+def devices(pool: NodePool) -> str:
+    """Each device kind a node of the pool carries, with its count: its product name, else its name."""
+    return ", ".join(f"{d.count}x {_product(d) or d.name}" for d in pool.devices)
+
+
+def excluded_status(cluster: Cluster, deployment: Deployment) -> Status:
+    """The verdict for a cluster the function never saw: the clusterSelector's labels filtered it out."""
+    labels = ",".join(f"{k}={v}" for k, v in sorted(cluster.labels.items())) or "none"
+    want: Mapping[str, str] = deployment.cluster_selector.match_labels if deployment.cluster_selector else {}
+    wanted = ",".join(f"{k}={v}" for k, v in sorted(want.items()))
+    return Status(code=Code.UNRESOLVABLE, reason=REASON_SELECTOR_MISMATCH, detail=f"labels {labels}; wants {wanted}")
 
 
 def _chips(replica: ModelReplica, origin: Origin) -> dict[str, Chip]:
@@ -140,33 +172,43 @@ def build(
     result: ScheduleResult | None,
     *,
     problem: str = "",
+    excluded: Sequence[Cluster] = (),
 ) -> FleetView:
-    """The fleet after `result`; with result=None, `problem` says why nothing was scheduled."""
+    """The fleet after `result`; with result=None, `problem` says why nothing was scheduled.
+
+    `excluded` are clusters the function never received because the clusterSelector's matchLabels
+    filtered them out when they were requested: shown, with that reason.
+    """
     by_pool: dict[tuple[str, str], list[Chip]] = {}
     for replica, origin in _occupancy(deployment, replicas, result):
         for pool, chip in _chips(replica, origin).items():
             by_pool.setdefault((replica.cluster, pool), []).append(chip)
-    statuses: Mapping[str, Status] = result.diagnosis.statuses if result is not None else {}
+    statuses: dict[str, Status] = dict(result.diagnosis.statuses) if result is not None else {}
+    statuses.update({c.name: excluded_status(c, deployment) for c in excluded})
+    subject = f"{deployment.namespace}/{deployment.name}"
     scores: Mapping[str, ClusterScore] = {s.cluster: s for s in result.diagnosis.scores} if result is not None else {}
     views: list[ClusterView] = []
     owners: set[str] = set()
-    for cluster in sorted(clusters, key=lambda c: c.name):
+    for cluster in sorted([*clusters, *excluded], key=lambda c: c.name):
         pools: list[PoolView] = []
+        hosted: set[str] = set()
         for pool in sorted(cluster.pools, key=lambda p: p.name):
             chips = tuple(sorted(by_pool.get((cluster.name, pool.name), []), key=_chip_order))
             owners.update(c.owner for c in chips)
-            pools.append(PoolView(name=pool.name, nodes=pool.nodes, used=sum(c.nodes for c in chips), chips=chips))
+            hosted.update(c.name for c in chips if c.owner == subject)
+            used = sum(c.nodes for c in chips)
+            pools.append(PoolView(name=pool.name, nodes=pool.nodes, used=used, chips=chips, devices=devices(pool)))
         views.append(
             ClusterView(
                 name=cluster.name,
                 ready=cluster.ready,
-                taints=_taint(cluster),
+                taints=taints_of(cluster),
                 pools=tuple(pools),
                 verdict=statuses.get(cluster.name),
                 score=scores.get(cluster.name),
+                hosts=len(hosted),
             )
         )
-    subject = f"{deployment.namespace}/{deployment.name}"
     owners.discard(subject)
     if result is None:
         placed = sum(1 for r in replicas if r.namespace == deployment.namespace and r.deployment == deployment.name)

@@ -1,0 +1,245 @@
+"""`modelplane plan`: reconcile every ModelDeployment of a directory against one fleet until it settles.
+
+Each deployment is rendered through the real function over gRPC, as `render` renders one, in a
+fixed order (namespace, then name). What one composes is what the next one sees: its ModelReplicas
+join the fleet's required resources and become its own observed resources, and its status becomes
+its observed status, as in a control plane. A round renders every deployment once; rounds repeat
+until one changes no deployment's replicas or status (at most `max_rounds`; the plan says when it
+did not settle). Existing ModelReplicas in the input are the observed replicas of the deployment
+that owns them (namespace and `modelplane.ai/deployment` label) or, for deployments outside the
+plan, only charged to the fleet. Every document that is neither a deployment nor a replica (the
+InferenceClusters, Namespaces, ...) is available to requirements.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane import api, names
+from modelplane.errors import SpecError
+from modelplane.fleet import DeploymentOutcome, FleetView, PlanView, build_plan
+from modelplane.model import Cluster, ModelReplica
+
+from modelplane_function.convert import to_dict
+from modelplane_function.render import load, yamlio
+from modelplane_function.render.driver import configure_logging, render_with, serving
+from modelplane_function.render.errors import RenderFailure
+from modelplane_function.render.explain import clusters_of, fleet_view
+from modelplane_function.render.verdict import Failure, failures
+from modelplane_function.render.wire import Doc
+from modelplane_function.render.xr import ANNOTATION_RESOURCE_NAME, name_of, namespace_of
+
+MAX_ROUNDS = 10
+_Key = tuple[str, str]  # (namespace, name) of a deployment
+
+
+def _ours(doc: Mapping[str, Any], kind: str) -> bool:
+    return doc.get("kind") == kind and doc.get("apiVersion") == names.API_VERSION
+
+
+def _key(obj: Mapping[str, Any]) -> _Key:
+    return (namespace_of(obj), name_of(obj))
+
+
+def _owner(replica: Mapping[str, Any]) -> _Key:
+    labels = (replica.get("metadata") or {}).get("labels") or {}
+    return (namespace_of(replica), str(labels.get(names.LABEL_DEPLOYMENT, "")))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Inputs:
+    deployments: tuple[dict[str, Any], ...]  # in reconcile order
+    fleet: tuple[Doc, ...]  # everything required that is not a deployment or a replica
+    replicas: tuple[Doc, ...]  # existing ModelReplicas
+
+
+def read(paths: Iterable[Path]) -> Inputs:
+    """The plan's inputs from YAML files and directories (their *.yaml and *.yml, not recursive)."""
+    docs = load.required(paths)
+    deployments = [doc.struct() for doc in docs if _ours(doc.head, names.KIND_DEPLOYMENT)]
+    by_key: dict[_Key, dict[str, Any]] = {}
+    for struct in deployments:
+        xr = to_dict(struct)
+        if _key(xr) in by_key:
+            msg = f"ModelDeployment {'/'.join(_key(xr))} appears twice"
+            raise RenderFailure(msg)
+        by_key[_key(xr)] = xr
+    if not by_key:
+        msg = "no ModelDeployment found in the given files"
+        raise RenderFailure(msg)
+    return Inputs(
+        deployments=tuple(by_key[k] for k in sorted(by_key)),
+        fleet=tuple(
+            d for d in docs if not _ours(d.head, names.KIND_DEPLOYMENT) and not _ours(d.head, names.KIND_REPLICA)
+        ),
+        replicas=tuple(d for d in docs if _ours(d.head, names.KIND_REPLICA)),
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Plan:
+    documents: tuple[tuple[dict[str, Any], ...], ...]  # per deployment, in order: what render would print
+    view: PlanView
+    failures: tuple[Failure, ...]  # every failure condition of the final round
+
+    @property
+    def stream(self) -> list[dict[str, Any]]:
+        return [doc for docs in self.documents for doc in docs]
+
+
+def _observed(replica: Mapping[str, Any]) -> dict[str, Any]:
+    """An input ModelReplica as its deployment's observed resource: keyed as the function keys replicas."""
+    out = dict(replica)
+    meta = dict(out.get("metadata") or {})
+    annotations = dict(meta.get("annotations") or {})
+    if not annotations.get(ANNOTATION_RESOURCE_NAME):
+        spec = out.get("spec") or {}
+        annotations[ANNOTATION_RESOURCE_NAME] = f"replica-{spec.get('cluster', '')}-{spec.get('index', '')}"
+    meta["annotations"] = annotations
+    out["metadata"] = meta
+    return out
+
+
+async def _rounds(inputs: Inputs, compositions: Sequence[Mapping[str, Any]], max_rounds: int) -> _State:
+    state = _State.start(inputs)
+    async with serving() as call:
+        for _ in range(max_rounds):
+            state.rounds += 1
+            changed = False
+            for xr in inputs.deployments:
+                key = _key(xr)
+                observed_xr = {**xr, "status": state.status[key]} if state.status.get(key) else xr
+                requests: list[bytes] = []
+                docs = await render_with(
+                    call,
+                    observed_xr,
+                    required=[*inputs.fleet, *state.charged(), *state.required()],
+                    observed=state.own[key],
+                    compositions=compositions,
+                    recurse=True,
+                    requests=requests,
+                )
+                changed |= state.record(key, docs, requests[-1] if requests else b"")
+            if not changed:
+                state.converged = True
+                break
+    return state
+
+
+class _State:
+    """Each deployment's replicas, status, documents and last request, as the rounds leave them."""
+
+    def __init__(self, deployments: Sequence[_Key], own: dict[_Key, list[dict[str, Any]]], charged: list[Doc]) -> None:
+        self.own = own
+        self._charged = charged
+        self._docs: dict[_Key, list[Doc]] = {k: [Doc.from_dict(r) for r in own[k]] for k in deployments}
+        self.status: dict[_Key, Any] = {}
+        self.documents: dict[_Key, list[dict[str, Any]]] = {}
+        self.requests: dict[_Key, bytes] = {}
+        self.rounds = 0
+        self.converged = False
+        self.initial = frozenset(name_of(r) for rs in own.values() for r in rs)
+
+    @staticmethod
+    def start(inputs: Inputs) -> _State:
+        keys = [_key(xr) for xr in inputs.deployments]
+        own: dict[_Key, list[dict[str, Any]]] = {k: [] for k in keys}
+        charged: list[Doc] = []
+        for doc in inputs.replicas:
+            owner = _owner(doc.head)
+            if owner in own:
+                own[owner].append(_observed(to_dict(doc.struct())))
+            else:
+                charged.append(doc)
+        return _State(keys, own, charged)
+
+    def charged(self) -> list[Doc]:
+        return self._charged
+
+    def required(self) -> list[Doc]:
+        return [doc for docs in self._docs.values() for doc in docs]
+
+    def record(self, key: _Key, docs: list[dict[str, Any]], request: bytes) -> bool:
+        """Keep a deployment's render; whether its replicas or status changed."""
+        replicas = [d for d in docs[1:] if _ours(d, names.KIND_REPLICA) and _owner(d) == key]
+        status = docs[0].get("status")
+        changed = replicas != self.own[key] or status != self.status.get(key)
+        if replicas != self.own[key]:
+            self._docs[key] = [Doc.from_dict(r) for r in replicas]
+        self.own[key] = replicas
+        self.status[key] = status
+        self.documents[key] = docs
+        self.requests[key] = request
+        return changed
+
+
+def _condition(status: Mapping[str, Any] | None) -> tuple[str, str]:
+    for c in (status or {}).get("conditions") or []:
+        if c.get("type") == names.CONDITION_REPLICAS_SCHEDULED:
+            return str(c.get("reason", "")), str(c.get("message", ""))
+    return "", ""
+
+
+def _unscheduled_view(xr: Mapping[str, Any], own: Sequence[Mapping[str, Any]], problem: str) -> FleetView:
+    replicas = (xr.get("spec") or {}).get("replicas")
+    return FleetView(
+        namespace=namespace_of(xr),
+        name=name_of(xr),
+        desired=replicas if isinstance(replicas, int) else 0,
+        placed=len(own),
+        clusters=(),
+        removed=(),
+        owners=(f"{namespace_of(xr)}/{name_of(xr)}",),
+        summary=problem,
+        scheduled=False,
+    )
+
+
+def _replicas(state: _State) -> list[ModelReplica]:
+    out: list[ModelReplica] = []
+    for obj in [*(r for rs in state.own.values() for r in rs), *(to_dict(d.struct()) for d in state.charged())]:
+        try:
+            out.append(api.parse_replica(obj))
+        except SpecError:
+            continue  # the function reports an unreadable replica; the view cannot draw it
+    return out
+
+
+def _outcome(xr: Mapping[str, Any], state: _State, clusters: Sequence[Cluster]) -> DeploymentOutcome:
+    key = _key(xr)
+    docs = state.documents[key]
+    reason, message = _condition(docs[0].get("status"))
+    request = state.requests[key]
+    view = fleet_view(fnv1.RunFunctionRequest.FromString(request), clusters) if request else "not rendered"
+    if isinstance(view, str):
+        view = _unscheduled_view(xr, state.own[key], view)
+    replica_failures = tuple(
+        f"{f.name}: {f.reason}: {f.message}" for f in failures(docs[1:]) if f.kind == names.KIND_REPLICA
+    )
+    return DeploymentOutcome(view=view, reason=reason, message=message, failures=replica_failures)
+
+
+def plan(paths: Sequence[Path], *, apis: Path | None = None, max_rounds: int = MAX_ROUNDS, debug: bool = False) -> Plan:
+    """Reconcile every ModelDeployment found in `paths` until the fleet settles. Raises RenderFailure."""
+    configure_logging(debug=debug)
+    with yamlio.collector_paused():
+        inputs = read(paths)
+        compositions = load.compositions(apis or load.default_apis())
+        state = asyncio.run(_rounds(inputs, compositions, max_rounds))
+        clusters = clusters_of(inputs.fleet)
+        outcomes = [_outcome(xr, state, clusters) for xr in inputs.deployments]
+        view = build_plan(
+            clusters,
+            _replicas(state),
+            outcomes,
+            created=frozenset(name_of(r) for rs in state.own.values() for r in rs) - state.initial,
+            rounds=state.rounds,
+            converged=state.converged,
+        )
+    documents = tuple(tuple(state.documents[_key(xr)]) for xr in inputs.deployments)
+    return Plan(documents=documents, view=view, failures=tuple(failures(d for docs in documents for d in docs)))

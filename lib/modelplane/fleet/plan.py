@@ -1,0 +1,154 @@
+"""The fleet plan view: many deployments reconciled together, where each landed and why some did not.
+
+`build_plan()` is pure. Pools carry every replica of the final fleet: the plan's deployments'
+replicas are `new` (placed by the plan) or `retained` (given as input and kept); replicas of
+deployments outside the plan are `other`. Each deployment keeps its own FleetView for its
+placement, its per-cluster verdicts and scores. Everything is sorted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from modelplane.fleet.text import POOL_HEADER, cluster_rows, excluded_table, full_table, rejection_table, table
+from modelplane.fleet.view import Chip, ClusterView, FleetView, Origin, PoolView, devices, taints_of
+from modelplane.model import Cluster, ModelReplica
+
+ORDER = "namespace, then name"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeploymentOutcome:
+    view: FleetView  # its placement, verdicts and scores in the final round
+    reason: str  # its ReplicasScheduled reason (Scheduled, InsufficientCapacity, InvalidSpec, ...)
+    message: str  # that condition's message
+    failures: tuple[str, ...] = ()  # its ModelReplicas that failed to render: "name: reason: message"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlanView:
+    clusters: tuple[ClusterView, ...]  # every pool with every replica of the final fleet
+    deployments: tuple[DeploymentOutcome, ...]  # in reconcile order
+    owners: tuple[str, ...]  # the plan's deployments in order, then any other owner of a chip
+    rounds: int
+    converged: bool
+
+    @property
+    def desired(self) -> int:
+        return sum(d.view.desired for d in self.deployments)
+
+    @property
+    def placed(self) -> int:
+        return sum(d.view.placed for d in self.deployments)
+
+
+def build_plan(
+    clusters: Sequence[Cluster],
+    replicas: Sequence[ModelReplica],
+    deployments: Sequence[DeploymentOutcome],
+    *,
+    created: frozenset[str],
+    rounds: int,
+    converged: bool,
+) -> PlanView:
+    planned = {d.view.subject for d in deployments}
+    by_pool: dict[tuple[str, str], list[Chip]] = {}
+    for r in sorted(replicas, key=lambda r: (r.namespace, r.deployment, r.index, r.name)):
+        owner = f"{r.namespace}/{r.deployment}"
+        origin = Origin.OTHER if owner not in planned else Origin.NEW if r.name in created else Origin.RETAINED
+        for pool, nodes in sorted(r.node_cost_by_pool().items()):
+            if nodes > 0:
+                engines = tuple(e.name for e in r.engines if any(m.pool == pool for m in e.members))
+                chip = Chip(
+                    namespace=r.namespace,
+                    deployment=r.deployment,
+                    index=r.index,
+                    name=r.name,
+                    nodes=nodes,
+                    engines=engines,
+                    origin=origin,
+                )
+                by_pool.setdefault((r.cluster, pool), []).append(chip)
+    views: list[ClusterView] = []
+    others: set[str] = set()
+    for c in sorted(clusters, key=lambda c: c.name):
+        pools: list[PoolView] = []
+        for p in sorted(c.pools, key=lambda p: p.name):
+            chips = tuple(by_pool.get((c.name, p.name), []))
+            others.update(chip.owner for chip in chips if chip.owner not in planned)
+            used = sum(chip.nodes for chip in chips)
+            pools.append(PoolView(name=p.name, nodes=p.nodes, used=used, chips=chips, devices=devices(p)))
+        views.append(
+            ClusterView(
+                name=c.name,
+                ready=c.ready,
+                taints=taints_of(c),
+                pools=tuple(pools),
+                verdict=None,
+                score=None,
+            )
+        )
+    return PlanView(
+        clusters=tuple(views),
+        deployments=tuple(deployments),
+        owners=(*(d.view.subject for d in deployments), *sorted(others)),
+        rounds=rounds,
+        converged=converged,
+    )
+
+
+def headline(plan: PlanView) -> str:
+    n = len(plan.deployments)
+    settled = f"converged after {plan.rounds} rounds" if plan.converged else f"did NOT converge in {plan.rounds} rounds"
+    return (
+        f"Fleet plan: {n} deployment{'s' if n != 1 else ''}, {plan.placed} of {plan.desired} replicas placed;"
+        f" {settled} (order: {ORDER})."
+    )
+
+
+def _where(view: FleetView) -> str:
+    counts = [(c.name, c.hosts) for c in view.clusters if c.hosts]
+    return ", ".join(f"{name} x{n}" if n > 1 else name for name, n in counts) or "-"
+
+
+def deployment_table(plan: PlanView) -> list[str]:
+    rows = [("DEPLOYMENT", "REPLICAS", "PLACED", "CLUSTERS", "STATUS")]
+    rows += [
+        (d.view.subject, str(d.view.desired), str(d.view.placed), _where(d.view), d.reason) for d in plan.deployments
+    ]
+    return table(rows)
+
+
+def problems(d: DeploymentOutcome) -> list[str]:
+    """Why a deployment is not fully placed (or not rendered), with every rejecting cluster's reason."""
+    view = d.view
+    out: list[str] = []
+    if view.unplaced or not view.scheduled:
+        out.append(f"{view.subject}: {d.message}")
+        out += rejection_table(view)
+        full = full_table(view)
+        if full:
+            out += ["  hosting it, with no room for another:", *full]
+        excluded = excluded_table(view)
+        if excluded:
+            out += ["  left out by the clusterSelector:", *excluded]
+    out += [f"{view.subject}: replica {f}" for f in d.failures]
+    return out
+
+
+def plan_text(plan: PlanView) -> str:
+    """The whole plan: headline, deployments, why replicas are unplaced, then the pools."""
+    out = [headline(plan), *deployment_table(plan)]
+    trouble = [line for d in plan.deployments for line in problems(d)]
+    if trouble:
+        out += ["Unplaced replicas and failures:", *trouble]
+    out += ["Fleet after the plan (nodes per pool):", *pool_rows(plan)]
+    return "\n".join(out) + "\n"
+
+
+def pool_rows(plan: PlanView) -> list[str]:
+    rows: list[tuple[str, ...]] = [POOL_HEADER]
+    for c in plan.clusters:
+        rows += cluster_rows(c)
+    return table(rows)

@@ -1,0 +1,63 @@
+"""The fleet plan as one self-contained HTML page, in the fleet view's style (see page.py)."""
+
+from __future__ import annotations
+
+from modelplane.fleet.page import CSS, esc, owner_colours, pool_cell
+from modelplane.fleet.plan import DeploymentOutcome, PlanView, headline
+from modelplane.fleet.view import ClusterView
+
+_PLAN_CSS = """
+table.deployments{border-collapse:collapse;background:#fff;margin:0 0 16px}
+table.deployments th,table.deployments td{border:1px solid #dde2ea;padding:4px 10px;text-align:left;vertical-align:top}
+tr.trouble td{background:#fdf1ef}.why{margin:2px 0 0;padding-left:18px;color:#5a6474;font-size:12px}
+"""
+
+
+def _deployment(d: DeploymentOutcome, colour: str) -> str:
+    view = d.view
+    why = [f"{c.name}: {c.verdict.reason} ({c.verdict.detail})" for c in view.clusters if c.verdict and c.rejected]
+    why += [f"{c.name}: left out by the clusterSelector" for c in view.clusters if c.verdict and c.excluded]
+    why += [f"replica {f}" for f in d.failures]
+    trouble = bool(view.unplaced or d.failures or not view.scheduled)
+    details = f"<p>{esc(d.message)}</p>" if trouble else ""
+    if trouble and why:
+        details += '<ul class="why">' + "".join(f"<li>{esc(w)}</li>" for w in why) + "</ul>"
+    where = ", ".join(f"{c.name} x{c.hosts}" if c.hosts > 1 else c.name for c in view.clusters if c.hosts) or "-"
+    return (
+        f'<tr class="{"trouble" if trouble else "ok"}">'
+        f'<td><span class="swatch" style="background:{colour}"></span> {esc(view.subject)}</td>'
+        f"<td>{view.placed} of {view.desired}</td><td>{esc(where)}</td>"
+        f"<td>{esc(d.reason)}{details}</td></tr>"
+    )
+
+
+def _row(c: ClusterView, colours: dict[str, str]) -> str:
+    badges = ['<span class="badge ready">Ready</span>' if c.ready else '<span class="badge notready">not Ready</span>']
+    badges += [f'<span class="badge taint">{esc(t)}</span>' for t in c.taints]
+    pools = "".join(pool_cell(p, colours) for p in c.pools) or '<p class="empty">no pools published</p>'
+    return (
+        f'<tr class="{"ok" if c.ready else "notready"}"><th scope="row">'
+        f'<div class="cluster-name">{esc(c.name)}</div><div class="badges">{"".join(badges)}</div></th>'
+        f'<td><div class="pools">{pools}</div></td></tr>'
+    )
+
+
+def plan_page(plan: PlanView) -> str:
+    """The whole HTML document: the deployments and why, then every cluster's pools."""
+    colours = owner_colours(plan.owners)
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>Fleet plan</title><style>{CSS}{_PLAN_CSS}</style></head><body>",
+        "<h1>Fleet plan</h1>",
+        f'<p class="summary">{esc(headline(plan))}</p>',
+        '<table class="deployments"><tr><th>deployment</th><th>placed</th><th>clusters</th><th>status</th></tr>',
+        *(_deployment(d, colours[d.view.subject]) for d in plan.deployments),
+        "</table>",
+        "<h2>Fleet after the plan</h2>",
+        '<table class="fleet"><tbody>',
+        *(_row(c, colours) for c in plan.clusters),
+        "</tbody></table>",
+        "</body></html>",
+    ]
+    return "\n".join(parts) + "\n"
