@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 EXAMPLE ?= examples/quickstart
 SHARED ?= ../shared
 
-.PHONY: render test lint typecheck unit bench fix clean package
+.PHONY: render plan test lint typecheck unit bench fix clean package
 
 # Set-up messages go to stderr so `make render` prints nothing but the YAML stream on stdout.
 $(STAMP): pyproject.toml
@@ -20,6 +20,11 @@ $(STAMP): pyproject.toml
 render: $(STAMP)
 	@$(BIN)/modelplane render $(EXAMPLE)/xr.yaml --required-resources $(EXAMPLE)/required-resources.yaml \
 		$$(test -f $(EXAMPLE)/observed-resources.yaml && echo --observed-resources $(EXAMPLE)/observed-resources.yaml) --explain
+
+# The fleet plan of several deployments (text); PLAN=<dir> plans another directory.
+PLAN ?= examples/fleet-plan
+plan: $(STAMP)
+	@$(BIN)/modelplane plan $(PLAN) --allow-partial
 
 # The checks live in scripts/checks.sh so CI (through make) and the Nix flake run the same commands.
 test: $(STAMP)

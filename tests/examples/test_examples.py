@@ -19,6 +19,7 @@ from tests.validator import run_validator
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 NAMES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "xr.yaml").is_file())
+PLANS = sorted(p.name for p in EXAMPLES.iterdir() if (p / "expected.txt").is_file())  # `modelplane plan` inputs
 
 
 def _inputs(name: str, kind: str) -> list[Path]:
@@ -71,4 +72,4 @@ def test_example_readme_shows_its_render_commands(name: str) -> None:
 
 def test_examples_readme_lists_exactly_the_examples() -> None:
     readme = (EXAMPLES / "README.md").read_text()
-    assert sorted(set(re.findall(r"\]\(([a-z0-9-]+)/\)", readme))) == NAMES
+    assert sorted(set(re.findall(r"\]\(([a-z0-9-]+)/\)", readme))) == sorted(NAMES + PLANS)

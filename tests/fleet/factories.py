@@ -58,5 +58,5 @@ def chip(
     )
 
 
-def pool_view(name: str, *, nodes: int = 4, chips: Sequence[Chip] = ()) -> PoolView:
-    return PoolView(name=name, nodes=nodes, used=sum(c.nodes for c in chips), chips=tuple(chips))
+def pool_view(name: str, *, nodes: int = 4, chips: Sequence[Chip] = (), devices: str = "8x gpu") -> PoolView:
+    return PoolView(name=name, nodes=nodes, used=sum(c.nodes for c in chips), chips=tuple(chips), devices=devices)

@@ -60,7 +60,7 @@ def _args(name: str) -> list[str]:
     for path in _inputs(name, "required"):
         out += ["-e", str(path)]
     for path in _inputs(name, "observed"):
-        out += ["-o", str(path)]
+        out += ["--observed-resources", str(path)]
     return out
 
 
@@ -76,7 +76,7 @@ class Opened:
 
 
 def _open(name: str, workdir: Path) -> Opened:
-    view = fleet_for(
+    view, _ = fleet_for(
         EXAMPLES / name / "xr.yaml", required=_inputs(name, "required"), observed=_inputs(name, "observed")
     )
     html = workdir / f"{name}.html"

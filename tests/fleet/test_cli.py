@@ -18,12 +18,14 @@ EXAMPLE = REPO / "examples" / "taints-drain"  # observed replicas, a removal, ta
 XR = EXAMPLE / "xr.yaml"
 REQUIRED = EXAMPLE / "required-resources.yaml"
 OBSERVED = EXAMPLE / "observed-resources.yaml"
-INPUTS = ["-e", str(REQUIRED), "-o", str(OBSERVED)]
+INPUTS = ["-e", str(REQUIRED), "--observed-resources", str(OBSERVED)]
 
 
 @cache
 def _view():
-    return fleet_for(XR, required=[REQUIRED], observed=[OBSERVED])
+    view, failures = fleet_for(XR, required=[REQUIRED], observed=[OBSERVED])
+    assert failures == []
+    return view
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -37,6 +39,7 @@ class Case:
 CASES = [
     Case(name="text is the default and goes to stdout", args=[], want_stdout=text(_view())),
     Case(name="html goes to stdout without --out", args=["--output", "html"], want_stdout=page(_view())),
+    Case(name="-o is the output format, as in kubectl", args=["-o", "html"], want_stdout=page(_view())),
     Case(
         name="html goes to the --out file and nothing is printed",
         args=["--output", "html", "--out", "OUT"],
@@ -83,7 +86,7 @@ def test_fleet_runs_as_an_installed_command(tmp_path: Path) -> None:
 
 
 def test_render_explain_ends_with_the_pool_table() -> None:
-    got = CliRunner().invoke(main, ["render", str(XR), *INPUTS, "--explain"])
+    got = CliRunner().invoke(main, ["render", str(XR), "-e", str(REQUIRED), "-o", str(OBSERVED), "--explain"])
     tail = ["Fleet after this placement (nodes per pool):", *pool_table(_view())]
     lines = got.stderr.splitlines()
     assert (got.exit_code, lines[-len(tail) :]) == (0, tail)

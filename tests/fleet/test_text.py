@@ -57,12 +57,12 @@ CASES = [
         ),
         want=(
             "ModelDeployment team-a/llm: 3 of 3 replicas placed.\n"
-            "  CLUSTER    READY  TAINTS           POOL  NODES  USED  FREE  REPLICAS\n"
-            "  eu-west-1  yes    spot:NoSchedule  a100  3      1     2     team-a/llm#0 main (new, 1 node)\n"
-            "  us-east-1  yes    -                h100  4      3     1     team-a/llm#0 main (retained, 1 node)\n"
-            "                                                              team-a/llm#1 main (new, 1 node)\n"
-            "                                                              team-b/chat#0 main (1 node)\n"
-            "                                     l4    6      0     6     -\n"
+            "  CLUSTER    READY  TAINTS           POOL  DEVICES PER NODE  NODES  USED  FREE  REPLICAS\n"
+            "  eu-west-1  yes    spot:NoSchedule  a100  8x gpu            3      1     2     team-a/llm#0 main (new, 1 node)\n"
+            "  us-east-1  yes    -                h100  8x gpu            4      3     1     team-a/llm#0 main (retained, 1 node)\n"
+            "                                                                                team-a/llm#1 main (new, 1 node)\n"
+            "                                                                                team-b/chat#0 main (1 node)\n"
+            "                                     l4    8x gpu            6      0     6     -\n"
             "Scores (last round that placed a replica, best first):\n"
             "  CLUSTER    TOTAL  BALANCE  SPREAD\n"
             "  us-east-1  10150  100      50\n"
@@ -71,7 +71,7 @@ CASES = [
         ),
     ),
     Case(
-        name="a partial placement says why each cluster turned the rest down, and what was removed",
+        name="a partial placement says why clusters turned the rest down, that the hosting one is full, and what was removed",
         deployment=GANG,
         clusters=[
             cluster("b", ready=False, pools=[]),
@@ -92,13 +92,15 @@ CASES = [
         ),
         want=(
             "ModelDeployment team-a/gang: 1 of 2 replicas placed, 1 unplaced.\n"
-            "  CLUSTER  READY  TAINTS               POOL  NODES  USED  FREE  REPLICAS\n"
-            "  a        yes    drain=now:NoExecute  ib    3      2     1     team-a/gang#0 main (new, 2 nodes)\n"
+            "  CLUSTER  READY  TAINTS               POOL  DEVICES PER NODE  NODES  USED  FREE  REPLICAS\n"
+            "  a        yes    drain=now:NoExecute  ib    8x gpu            3      2     1     team-a/gang#0 main (new, 2 nodes)\n"
             "  b        no     -                    -\n"
             "Why 1 unplaced replica fits nowhere:\n"
-            "  CLUSTER  REASON                              DETAIL\n"
-            "  a        had no pool with enough free nodes  pool ib: 1 free nodes, engine main needs 2\n"
-            "  b        were not Ready                      -\n"
+            "  CLUSTER  REASON          DETAIL\n"
+            "  b        were not Ready  -\n"
+            "Hosting this deployment, with no room for another replica:\n"
+            "  CLUSTER  HOSTS  REASON                              DETAIL\n"
+            "  a        1      had no pool with enough free nodes  pool ib: 1 free nodes, engine main needs 2\n"
             "Removed gang-c-0 from c: cluster deleted.\n"
             "Diagnosis: 0/2 clusters are available: 1 had no pool with enough free nodes, 1 were not Ready.\n"
         ),
@@ -116,9 +118,9 @@ CASES = [
         ),
         want=(
             "ModelDeployment team-a/llm: 1 of 1 replicas placed.\n"
-            "  CLUSTER  READY  TAINTS  POOL  NODES  USED  FREE  REPLICAS\n"
-            "  a        yes    -       h100  4      1     3     team-a/llm#0 main (new, 1 node)\n"
-            "  b        no     -       h100  4      0     4     -\n"
+            "  CLUSTER  READY  TAINTS  POOL  DEVICES PER NODE  NODES  USED  FREE  REPLICAS\n"
+            "  a        yes    -       h100  8x gpu            4      1     3     team-a/llm#0 main (new, 1 node)\n"
+            "  b        no     -       h100  8x gpu            4      0     4     -\n"
             "Clusters passed over in the last round:\n"
             "  CLUSTER  REASON           DETAIL\n"
             "  b        had Ready=False  cluster is not Ready\n"
@@ -137,9 +139,9 @@ CASES = [
         problem="not scheduled (InvalidNodeSelector): engine main: bad",
         want=(
             "ModelDeployment team-a/llm: Not scheduled; 1 observed replicas kept.\n"
-            "  CLUSTER  READY  TAINTS  POOL  NODES  USED  FREE  REPLICAS\n"
-            "  a        yes    -       h100  1      2     -1    team-a/llm#0 main (retained, 1 node)\n"
-            "                                                   team-b/chat#0 main (1 node)\n"
+            "  CLUSTER  READY  TAINTS  POOL  DEVICES PER NODE  NODES  USED  FREE  REPLICAS\n"
+            "  a        yes    -       h100  8x gpu            1      2     -1    team-a/llm#0 main (retained, 1 node)\n"
+            "                                                                     team-b/chat#0 main (1 node)\n"
             "Diagnosis: not scheduled (InvalidNodeSelector): engine main: bad\n"
         ),
     ),

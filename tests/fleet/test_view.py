@@ -33,9 +33,11 @@ GANG_A0 = observed(GANG, cluster="a", index=0, pools="ib")
 
 
 def cluster_view(
-    name: str, *pools, ready: bool = True, taints: Sequence[str] = (), verdict=None, score=None
+    name: str, *pools, ready: bool = True, taints: Sequence[str] = (), verdict=None, score=None, hosts: int = 0
 ) -> ClusterView:
-    return ClusterView(name=name, ready=ready, taints=tuple(taints), pools=tuple(pools), verdict=verdict, score=score)
+    return ClusterView(
+        name=name, ready=ready, taints=tuple(taints), pools=tuple(pools), verdict=verdict, score=score, hosts=hosts
+    )
 
 
 def view(
@@ -88,6 +90,7 @@ CASES = [
                 "a",
                 pool_view("h100", nodes=4, chips=[chip(OURS_A0, origin=Origin.NEW), chip(THEIRS_A0)]),
                 score=score("a", 10200, spread=100),
+                hosts=1,
             ),
             placed=1,
             summary="1/1 clusters are available.",
@@ -103,7 +106,7 @@ CASES = [
         result=result(desired=1, replicas=[OURS_A0], removed=[REMOVED_B0], total_clusters=2),
         want=view(
             DEP,
-            cluster_view("a", pool_view("h100", chips=[chip(OURS_A0, origin=Origin.RETAINED)])),
+            cluster_view("a", pool_view("h100", chips=[chip(OURS_A0, origin=Origin.RETAINED)]), hosts=1),
             cluster_view("b", pool_view("h100"), taints=["drain:NoExecute"]),
             placed=1,
             summary="2/2 clusters are available.",
@@ -122,6 +125,7 @@ CASES = [
                 "a",
                 pool_view("h100", nodes=4, chips=[chip(PD_A0, origin=Origin.NEW, engines=["prefill"])]),
                 pool_view("h200", nodes=2, chips=[chip(PD_A0, origin=Origin.NEW, engines=["decode"])]),
+                hosts=1,
             ),
             placed=1,
             summary="1/1 clusters are available.",
@@ -135,7 +139,7 @@ CASES = [
         result=result(desired=1, created=[GANG_A0]),
         want=view(
             GANG,
-            cluster_view("a", pool_view("ib", nodes=10, chips=[chip(GANG_A0, nodes=8, origin=Origin.NEW)])),
+            cluster_view("a", pool_view("ib", nodes=10, chips=[chip(GANG_A0, nodes=8, origin=Origin.NEW)]), hosts=1),
             placed=1,
             summary="1/1 clusters are available.",
         ),
@@ -207,6 +211,7 @@ CASES = [
                 pool_view("h100", chips=[chip(observed(DEP, cluster="c", index=0, pools="h100"), origin=Origin.NEW)]),
                 verdict=rejected("had no pool with enough free nodes", "pool h100: 0 free nodes, engine main needs 1"),
                 score=score("c", 10200, spread=100, balance=100),
+                hosts=1,
             ),
             placed=1,
             summary=(
@@ -225,7 +230,9 @@ CASES = [
         problem="not scheduled (InvalidNodeSelector): bad selector",
         want=view(
             DEP,
-            cluster_view("a", pool_view("h100", chips=[chip(OURS_A0, origin=Origin.RETAINED), chip(THEIRS_A0)])),
+            cluster_view(
+                "a", pool_view("h100", chips=[chip(OURS_A0, origin=Origin.RETAINED), chip(THEIRS_A0)]), hosts=1
+            ),
             cluster_view("b", pool_view("h100")),
             placed=1,
             summary="not scheduled (InvalidNodeSelector): bad selector",
