@@ -6,7 +6,8 @@ everything placed and observed, so all of it is retained) and of one RunFunction
 real gRPC to a `modelplane serve` process (cold and steady, Struct conversion and parsing
 included), the work counters of one cold schedule() call, growth exponents between sizes,
 the three deployment shapes at the target size, the request sizes against the 4 MiB gRPC default,
-peak memory of the largest case, and the §7 targets with a verdict.
+peak memory of the largest case, the §7 targets with a verdict, and the whole `modelplane render`
+command as users run it (a fresh process over YAML files, see cli.py) against its targets.
 
 Usage: python -m tests.benchmarks.bench [--quick] [--no-rpc] [--strict]
 """
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 
 from modelplane.scheduler import schedule
 
-from tests.benchmarks import rpc
+from tests.benchmarks import cli, rpc
 from tests.benchmarks.cases import GRID, POOLS, QUICK, SEED, Case, Size, case
 from tests.benchmarks.counting import Counts, counted, distinct_pairs, naive_evaluations
 from tests.benchmarks.memory import peak_memory
@@ -242,6 +243,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for label, mib in peak_memory(case(largest)):
         print(f"  {label:<45} {mib:8.1f} MiB")
     ok = print_targets(rows, shapes)
+    if with_rpc:
+        sizes = cli.SIZES[:1] if args.quick else cli.SIZES
+        ok &= cli.print_runs([cli.time_render(s, runs=3) for s in sizes])
     return 1 if args.strict and not ok else 0
 
 

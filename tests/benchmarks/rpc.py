@@ -68,7 +68,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _serve_command() -> list[str]:
+def modelplane_command() -> list[str]:
     script = Path(sys.executable).with_name("modelplane")
     if script.exists():
         return [str(script)]
@@ -110,7 +110,7 @@ def served(max_recv_mib: int) -> Iterator[Served]:
     """Run `modelplane serve --insecure` on a free local port for the block."""
     port = _free_port()
     cmd = [
-        *_serve_command(),
+        *modelplane_command(),
         "serve",
         "--insecure",
         f"--address=127.0.0.1:{port}",
