@@ -9,9 +9,11 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf import struct_pb2
-from modelplane_function.render import yamlio
+from modelplane_function.render import blockyaml, yamlio
 from modelplane_function.render.wire import Doc, required_resources
 
 
@@ -100,3 +102,79 @@ def test_required_resources_keep_every_name_even_with_nothing_found() -> None:
 def test_dump_all_writes_block_yaml_with_sorted_keys() -> None:
     got = yamlio.dump_all([{"b": {"y": [1, "two"]}, "a": "x: y"}, {"c": None}])
     assert got == "---\na: 'x: y'\nb:\n  y:\n  - 1\n  - two\n---\nc: null\n"
+
+
+# --- the block-style reader against PyYAML ----------------------------------------------------
+
+_TEXT = st.text(alphabet="abcXYZ019 -._/:", max_size=10) | st.text(
+    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")) | st.sampled_from(" :#-'\"{}[]&*!|>%@`,?"),
+    max_size=12,
+)
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**40), 2**40)
+    | st.floats(allow_nan=False, width=32)
+    | _TEXT
+    | st.sampled_from(["yes", "off", "~", "010", "0x1f", "1_000", ".inf", "2024-01-01", "1:20", "-", "a #b", "*x"])
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TEXT, inner, max_size=4),
+    max_leaves=20,
+)
+_DOCS = st.lists(st.dictionaries(_TEXT, _VALUES, min_size=1, max_size=5), min_size=1, max_size=3)
+
+
+def _dumped(docs: list[Any], style: str) -> str:
+    dumper = yaml.CSafeDumper if style == "c" else yaml.SafeDumper
+    return yaml.dump_all(
+        docs, Dumper=dumper, default_flow_style=False, sort_keys=style == "c", allow_unicode=True, width=1 << 20
+    )
+
+
+@given(docs=_DOCS, style=st.sampled_from(["c", "python"]), shared=st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_the_block_reader_reads_what_pyyaml_reads_or_declines(docs: list[Any], style: str, shared: bool) -> None:
+    if shared:  # the same object twice: dumpers write an anchor and an alias
+        docs = [{**d, "again": d.get(next(iter(d), ""), [1])} for d in docs]
+    text = _dumped(docs, style)
+    want = [_jsonable(d) for d in yaml.load_all(text, Loader=yaml.CSafeLoader)]
+    try:
+        got = blockyaml.load_all(text, yamlio._plain_reader())
+    except blockyaml.Unsupported:
+        return  # declined: libyaml reads it
+    assert got == want
+
+
+@dataclass(frozen=True)
+class Block:
+    name: str
+    text: str
+    fast: bool  # whether the block reader takes it (else libyaml does); either way the result is PyYAML's
+
+
+BLOCKS = [
+    Block(name="kubectl-style nesting and an indentless list", text="a:\n  b:\n  - c: 1\n    d: [ ]\n  - - x\n", fast=False),
+    Block(name="comments and a document marker", text="# c\n---\na: b  # tail\n# c\nc: 'it''s'\n", fast=True),
+    Block(name="an anchored list and its alias", text="a: &id1\n- 1\nb: *id1\n", fast=True),
+    Block(name="a multi-line plain scalar", text="a: one\n  two\n", fast=False),
+    Block(name="a block scalar", text="a: |\n  x\n", fast=False),
+    Block(name="a flow mapping", text="a: {b: 1}\n", fast=False),
+    Block(name="a double-quoted escape JSON lacks", text='a: "\\x41"\n', fast=False),
+    Block(name="a quoted key", text="'a b': 1\n\"c\": [ ]\n", fast=False),
+    Block(name="empty flow collections", text="a: {}\nb: []\n", fast=True),
+    Block(name="an empty stream and empty documents", text="---\n---\na: 1\n---\n", fast=True),
+]
+
+
+@pytest.mark.parametrize("case", BLOCKS, ids=lambda c: c.name)
+def test_block_reader_cases(case: Block) -> None:
+    want = [_jsonable(d) for d in yaml.safe_load_all(case.text)]
+    try:
+        got: list[Any] | None = blockyaml.load_all(case.text, yamlio._plain_reader())
+    except blockyaml.Unsupported:
+        got = None
+    assert (got is not None, yamlio.load_all(case.text)) == (case.fast, want)
+    if got is not None:
+        assert got == want

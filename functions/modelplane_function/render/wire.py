@@ -129,6 +129,41 @@ class NodeEncoder:
         return b"".join(parts)
 
 
+class ObjectEncoder:
+    """JSON-shaped Python objects to Struct bytes, each distinct key and string encoded once."""
+
+    def __init__(self) -> None:
+        self._strings: dict[str, bytes] = {}
+        self._keys: dict[str, bytes] = {}
+
+    def _value(self, value: Any) -> bytes:
+        cls = value.__class__
+        if cls is str:
+            found = self._strings.get(value)
+            if found is None:
+                found = self._strings[value] = _field(_STRING, value.encode())
+            return found
+        if cls is dict:
+            return _field(_STRUCT, self.struct(value))
+        if cls is list:
+            return _field(_LIST, b"".join([_field(_ITEM, self._value(item)) for item in value]))
+        return scalar_value(value)
+
+    def struct(self, obj: Mapping[str, Any]) -> bytes:
+        small, keys = _SMALL, self._keys
+        parts: list[bytes] = []
+        for key, item in obj.items():
+            key_bytes = keys.get(key)
+            if key_bytes is None:
+                key_bytes = keys[key] = _field(_KEY, key.encode())
+            value = self._value(item)
+            n = len(value)
+            entry = key_bytes + _VALUE + (small[n] if n < 128 else _varint(n)) + value  # noqa: PLR2004
+            n = len(entry)
+            parts.append(_ENTRY + (small[n] if n < 128 else _varint(n)) + entry)  # noqa: PLR2004
+        return b"".join(parts)
+
+
 def encode(obj: Mapping[str, Any]) -> bytes:
     """A JSON-shaped mapping as Struct bytes."""
     s = struct_pb2.Struct()

@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import datetime
 import gc
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from modelplane_function.render.wire import HEAD_KEYS, Doc, NodeEncoder, Unusual
+from modelplane_function.render import blockyaml
+from modelplane_function.render.wire import HEAD_KEYS, Doc, NodeEncoder, ObjectEncoder, Unusual
 
 _TAG = "tag:yaml.org,2002:"
 _STR, _MAP, _SEQ, _TIMESTAMP = _TAG + "str", _TAG + "map", _TAG + "seq", _TAG + "timestamp"
@@ -115,8 +116,39 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def _plain_reader() -> Callable[[str], Any]:
+    """A plain scalar's value as the safe loader types it (timestamps kept as text), memoised."""
+    loader = _Loader("")
+    builder = _Builder(loader)
+    values: dict[str, Any] = {}
+
+    def plain(text: str) -> Any:
+        if text in values:
+            return values[text]
+        tag = loader.resolve(ScalarNode, text, (True, False))
+        try:
+            value = values[text] = builder.scalar(ScalarNode(tag, text))
+        except Unusual as e:
+            raise blockyaml.Unsupported from e
+        return value
+
+    return plain
+
+
+def _fast(text: str) -> list[Any] | None:
+    """The documents by the block-style reader, or None when it declines the text."""
+    try:
+        with collector_paused():
+            return blockyaml.load_all(text, _plain_reader())
+    except blockyaml.Unsupported:
+        return None
+
+
 def load_all(text: str) -> list[Any]:
     """Every document of a YAML stream (None for an empty one). Raises yaml.YAMLError and RecursionError."""
+    fast = _fast(text)
+    if fast is not None:
+        return fast
     loader = _Loader(text)
     builder = _Builder(loader)
     out: list[Any] = []
@@ -144,10 +176,22 @@ def encode_all(text: str) -> list[Doc]:
 
     Raises yaml.YAMLError, RecursionError and NotAnObjectError.
     """
+    fast = _fast(text)
+    if fast is not None:
+        encoder = ObjectEncoder()
+        out: list[Doc] = []
+        for doc in fast:
+            if doc is None:
+                continue
+            if not isinstance(doc, dict):
+                raise NotAnObjectError
+            head = {k: doc[k] for k in HEAD_KEYS if k in doc}  # pyright: ignore[reportUnknownVariableType]
+            out.append(Doc.of(head, encoder.struct(doc)))  # pyright: ignore[reportUnknownArgumentType]
+        return out
     loader = _Loader(text)
     builder = _Builder(loader)
     encoder = NodeEncoder(builder.scalar)
-    out: list[Doc] = []
+    out = []
     try:
         with collector_paused():
             while loader.check_node():
