@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf import struct_pb2
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from modelplane_function.render import blockyaml, yamlio
 from modelplane_function.render.wire import Doc, required_resources
 
@@ -155,7 +155,11 @@ class Block:
 
 
 BLOCKS = [
-    Block(name="kubectl-style nesting and an indentless list", text="a:\n  b:\n  - c: 1\n    d: [ ]\n  - - x\n", fast=False),
+    Block(
+        name="kubectl-style nesting and an indentless list",
+        text="a:\n  b:\n  - c: 1\n    d: [ ]\n  - - x\n",
+        fast=False,
+    ),
     Block(name="comments and a document marker", text="# c\n---\na: b  # tail\n# c\nc: 'it''s'\n", fast=True),
     Block(name="an anchored list and its alias", text="a: &id1\n- 1\nb: *id1\n", fast=True),
     Block(name="a multi-line plain scalar", text="a: one\n  two\n", fast=False),

@@ -108,7 +108,7 @@ class _Reader:
         return out
 
     def key(self, text: str) -> str:
-        if text[:1] in ("\"", "'"):
+        if text[:1] in ('"', "'"):
             return self.quoted(text, whole=True)
         text = text.rstrip(" ")
         if not text or text[0] in _FLOW_START or "#" in text or text == "<<" or text[0] == ",":
@@ -140,7 +140,7 @@ class _Reader:
         if first in "\"'":
             return self.quoted(text)
         if first == "*":  # an alias of a value anchored earlier in the document
-            name = text[1:].split(" #")[0].rstrip(" ")
+            name = text[1:].split(" #", maxsplit=1)[0].rstrip(" ")
             if name not in self.anchors or " " in name:
                 raise Unsupported
             return self.anchors[name]
