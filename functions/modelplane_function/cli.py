@@ -45,6 +45,15 @@ def main() -> None:
 
 async def _serve(address: str, creds: object, options: list[tuple[str, int]]) -> None:
     srv, _ = await server.start(LoggedRunner(), address, creds=creds, options=options)  # type: ignore[arg-type]
+    limits = dict(options)
+    logging.get_logger().info(  # once listening: a server that cannot start says only why
+        "Serving function",
+        version=importlib.metadata.version(_PACKAGE),
+        address=address,
+        transport="insecure" if creds is None else "mTLS",
+        max_recv_message_size_mib=limits["grpc.max_receive_message_length"] // _MIB,
+        max_send_message_size_mib=limits["grpc.max_send_message_length"] // _MIB,
+    )
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, lambda: asyncio.ensure_future(srv.stop(grace=5)))
@@ -78,14 +87,6 @@ def serve(
     ]
     try:
         creds = None if insecure else server.load_credentials(str(tls_certs_dir))
-        logging.get_logger().info(
-            "Serving function",
-            version=importlib.metadata.version(_PACKAGE),
-            address=address,
-            transport="insecure" if insecure else "mTLS",
-            max_recv_message_size_mib=max_recv_message_size,
-            max_send_message_size_mib=send,
-        )
         asyncio.run(_serve(address, creds, options))
     except server.ServeError as e:
         raise click.ClickException(str(e)) from e
