@@ -27,12 +27,20 @@ class Unsupported(Exception):  # noqa: N818 - control flow: "read this text with
     pass
 
 
+_NESTED = object()  # a `key:` line whose value is on the following lines
+
+
 class _Reader:
-    def __init__(self, lines: list[tuple[int, str]], plain: Callable[[str], Any]) -> None:
+    def __init__(
+        self, lines: list[tuple[int, str]], plain: Callable[[str], Any], known: dict[str, tuple[Any, ...]]
+    ) -> None:
         self.lines = lines  # (indent, content) of every line that is not blank or a comment
         self.plain = plain  # a plain scalar's value, as the safe loader types it
         self.i = 0
         self.anchors: dict[str, Any] = {}
+        # `key: value` lines repeat across a fleet ("count: 8"): each distinct one is read once.
+        # Only immutable values are kept, so no two documents share a dict or a list.
+        self.known = known
 
     def _anchor(self, rest: str) -> tuple[str | None, str]:
         """`&name` before a value (dumpers write shared objects so): the name and the rest of the line."""
@@ -86,6 +94,16 @@ class _Reader:
                 if col > indent:
                     raise Unsupported
                 break
+            known = self.known.get(content)
+            if known is not None:
+                self.i += 1
+                key, value = known
+                if value is _NESTED:
+                    value = self._block_value(indent)
+                elif self.i < len(lines) and lines[self.i][0] > indent:
+                    raise Unsupported  # continues on the next line: a multi-line scalar
+                out[key] = value
+                continue
             if content == "-" or content.startswith("- "):
                 break
             end = _key_end(content)
@@ -94,18 +112,26 @@ class _Reader:
             key = self.key(content[:end])
             anchor, rest = self._anchor(content[end + 1 :].lstrip(" "))
             self.i += 1
+            if anchor is None and (not rest or rest[0] == "#"):
+                self.known[content] = (key, _NESTED)
             if not rest or rest[0] == "#":
-                nxt = lines[self.i] if self.i < len(lines) else None
-                if nxt is not None and nxt[0] == indent and (nxt[1] == "-" or nxt[1].startswith("- ")):
-                    value = self.sequence(indent)  # an indentless sequence, as dumpers write them
-                else:
-                    value = self._nested(indent)
+                value = self._block_value(indent)  # an indentless sequence is how dumpers write lists
             else:
                 value = self.scalar(rest, indent)
+                if anchor is None and rest[0] != "*" and value.__class__ not in (dict, list):
+                    self.known[content] = (key, value)
             if anchor is not None:
                 self.anchors[anchor] = value
             out[key] = value
         return out
+
+    def _block_value(self, indent: int) -> Any:
+        """After `key:`: an indentless sequence at the key's indent, deeper lines, or null."""
+        lines = self.lines
+        nxt = lines[self.i] if self.i < len(lines) else None
+        if nxt is not None and nxt[0] == indent and (nxt[1] == "-" or nxt[1].startswith("- ")):
+            return self.sequence(indent)
+        return self._nested(indent)
 
     def key(self, text: str) -> str:
         if text[:1] in ('"', "'"):
@@ -198,11 +224,12 @@ def _lines(text: str) -> list[list[tuple[int, str]]]:
 def load_all(text: str, plain: Callable[[str], Any]) -> list[Any]:
     """Every document of the stream (None for an empty one), or Unsupported."""
     out: list[Any] = []
+    known: dict[str, tuple[Any, ...]] = {}
     for lines in _lines(text):
         if not lines:
             out.append(None)
             continue
-        reader = _Reader(lines, plain)
+        reader = _Reader(lines, plain, known)
         indent, content = lines[0]
         if content == "-" or content.startswith("- ") or _key_end(content) >= 0:
             value = reader.block(indent)
