@@ -130,11 +130,16 @@ class NodeEncoder:
 
 
 class ObjectEncoder:
-    """JSON-shaped Python objects to Struct bytes, each distinct key and string encoded once."""
+    """JSON-shaped Python objects to Struct bytes.
+
+    Fleet objects repeat keys, strings and whole `key: scalar` entries thousands of times; each
+    distinct one is encoded once.
+    """
 
     def __init__(self) -> None:
         self._strings: dict[str, bytes] = {}
         self._keys: dict[str, bytes] = {}
+        self._entries: dict[tuple[str, type, Any], bytes] = {}  # the type keeps True, 1 and 1.0 apart
 
     def _value(self, value: Any) -> bytes:
         cls = value.__class__
@@ -149,18 +154,24 @@ class ObjectEncoder:
             return _field(_LIST, b"".join([_field(_ITEM, self._value(item)) for item in value]))
         return scalar_value(value)
 
+    def _entry(self, key: str, value: bytes) -> bytes:
+        key_bytes = self._keys.get(key)
+        if key_bytes is None:
+            key_bytes = self._keys[key] = _field(_KEY, key.encode())
+        return _field(_ENTRY, key_bytes + _field(_VALUE, value))
+
     def struct(self, obj: Mapping[str, Any]) -> bytes:
-        small, keys = _SMALL, self._keys
+        entries = self._entries
         parts: list[bytes] = []
         for key, item in obj.items():
-            key_bytes = keys.get(key)
-            if key_bytes is None:
-                key_bytes = keys[key] = _field(_KEY, key.encode())
-            value = self._value(item)
-            n = len(value)
-            entry = key_bytes + _VALUE + (small[n] if n < 128 else _varint(n)) + value  # noqa: PLR2004
-            n = len(entry)
-            parts.append(_ENTRY + (small[n] if n < 128 else _varint(n)) + entry)  # noqa: PLR2004
+            cls = item.__class__
+            if cls is dict or cls is list:
+                parts.append(self._entry(key, self._value(item)))
+                continue
+            found = entries.get((key, cls, item))
+            if found is None:
+                found = entries[(key, cls, item)] = self._entry(key, self._value(item))
+            parts.append(found)
         return b"".join(parts)
 
 
