@@ -72,7 +72,7 @@ def modelplane_command() -> list[str]:
     script = Path(sys.executable).with_name("modelplane")
     if script.exists():
         return [str(script)]
-    return [sys.executable, "-c", "from modelplane_function.cli import main; main()"]
+    return [sys.executable, "-c", "from modelplane_function.cli import run; run()"]
 
 
 class Client:

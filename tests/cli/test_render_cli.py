@@ -184,3 +184,10 @@ def test_serve_logs_its_start_and_each_request_as_json_lines() -> None:
         {"msg": "Ran function", "tag": "t-1", "kind": "Secret", "name": "x", "outcome": "fatal", "level": "info"},
         True,
     )
+
+
+def test_the_installed_command_writes_everything_and_exits_with_the_code() -> None:
+    args = _example("insufficient-capacity")
+    want = CliRunner().invoke(main, ["render", *args])
+    got = subprocess.run([MODELPLANE, "render", *args], capture_output=True, text=True, timeout=120, check=False)
+    assert (got.returncode, got.stdout, got.stderr) == (4, want.stdout, want.stderr)
