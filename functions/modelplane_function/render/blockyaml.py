@@ -215,7 +215,7 @@ def _lines(text: str) -> list[list[tuple[int, str]]]:
                 continue
             if content.startswith(("---", "...", "%")):
                 raise Unsupported
-        documents[-1].append((indent, content.rstrip(" ")))
+        documents[-1].append((indent, content.rstrip(" ") if content[-1] == " " else content))
     if not documents[0]:
         documents.pop(0)  # the stream began with `---`
     return documents

@@ -37,13 +37,15 @@ def _varint(n: int) -> bytes:
     return bytes(out)
 
 
-_SMALL = tuple(_varint(n) for n in range(128))
+# Lengths below 2**14 (one or two bytes) come from this table: nested objects are rarely longer.
+_SMALL = tuple(_varint(n) for n in range(1 << 14))
+_TABLE = 1 << 14
 
 
 def _field(key: bytes, payload: bytes) -> bytes:
     """A length-delimited field: its key byte, the payload's length, the payload."""
     n = len(payload)
-    return key + (_SMALL[n] if n < 128 else _varint(n)) + payload  # noqa: PLR2004
+    return key + (_SMALL[n] if n < _TABLE else _varint(n)) + payload
 
 
 def _tag(number: int) -> bytes:
@@ -123,9 +125,9 @@ class NodeEncoder:
         for key_node, value_node in node.value:
             value = self._value(value_node)
             n = len(value)
-            entry = self._key(key_node) + _VALUE + (small[n] if n < 128 else _varint(n)) + value  # noqa: PLR2004
+            entry = self._key(key_node) + _VALUE + (small[n] if n < _TABLE else _varint(n)) + value
             n = len(entry)
-            parts.append(_ENTRY + (small[n] if n < 128 else _varint(n)) + entry)  # noqa: PLR2004
+            parts.append(_ENTRY + (small[n] if n < _TABLE else _varint(n)) + entry)
         return b"".join(parts)
 
 
