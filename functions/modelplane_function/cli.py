@@ -31,10 +31,10 @@ _MIB = 1024 * 1024
 
 _EXIT_HELP = """Exit codes: 0 success; 1 nothing rendered (unreadable input, a fatal result, the
 function unreachable); 2 bad command line; 3 the function rejected some input (a False
-ReplicasScheduled, ReplicaRendered or GPUPoolsPublished condition other than InsufficientCapacity:
-InvalidSpec, InvalidNodeSelector, NoClusters, CannotRender, ...); 4 replicas left unplaced for want
-of capacity (InsufficientCapacity), which --allow-partial turns into 0. With 3 or 4 the output is
-complete and stderr names each failure."""
+ReplicasScheduled, ReplicaRendered or GPUPoolsPublished condition: InvalidSpec,
+InvalidNodeSelector, NoClusters, CannotRender, ...); 4 every input valid but replicas left
+unplaced (InsufficientCapacity, NoSuitableCluster), which --allow-partial turns into 0. With 3 or 4
+the output is complete and stderr names each failure."""
 _PACKAGE = "function-modelplane-scheduler"
 
 
@@ -106,7 +106,7 @@ def _finish(found: Sequence[Failure], *, allow_partial: bool, code: Exit | None 
 _ALLOW_PARTIAL = click.option(
     "--allow-partial",
     is_flag=True,
-    help="Exit 0 when the only failure is replicas left unplaced for want of capacity (previewing partial placement).",
+    help="Exit 0 when the only failure is replicas left unplaced (previewing partial placement).",
 )
 
 

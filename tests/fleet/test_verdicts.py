@@ -3,11 +3,12 @@ or hosting it with no room for more; and what each pool's nodes carry."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 
 import pytest
 from modelplane.fleet import build
+from modelplane.fleet.text import rejection_table
 from modelplane.model import Attribute, AttributeType, Device
 from modelplane.scheduler.filters import REASON_NO_CAPACITY, REASON_SELECTOR_MISMATCH, REASON_UNTOLERATED_TAINTS
 
@@ -72,4 +73,17 @@ def test_each_pool_says_what_a_node_carries_by_product_name_else_by_device_name(
     assert [(p.name, p.devices) for p in view.clusters[0].pools] == [
         ("h200", "8x NVIDIA H200, 8x ib"),
         ("old", "4x gpu"),
+    ]
+
+
+def test_a_rejected_cluster_lists_every_failing_filter_in_order() -> None:
+    tainted_and_small = replace(
+        rejected(REASON_UNTOLERATED_TAINTS, "taint spot:NoSchedule"),
+        also=(rejected(REASON_NO_CAPACITY, "pool h100: 0 free nodes, engine main needs 1"),),
+    )
+    view = build(DEP, [cluster("b")], [], result(desired=2, statuses={"b": tainted_and_small}))
+    assert rejection_table(view) == [
+        "  CLUSTER  REASON                              DETAIL",
+        "  b        had untolerated taints              taint spot:NoSchedule",
+        "           had no pool with enough free nodes  pool h100: 0 free nodes, engine main needs 1",
     ]

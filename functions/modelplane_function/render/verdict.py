@@ -4,7 +4,8 @@ A failure is a condition by which the function says it could not do its job for 
 ReplicasScheduled (ModelDeployment), ReplicaRendered (ModelReplica) or GPUPoolsPublished
 (InferenceCluster). Ready conditions are not failures: nothing is running offline. Replicas left
 unplaced for want of capacity are a failure of their own kind, "partial", which a capacity preview
-may accept (`--allow-partial`); every other reason means the input was rejected. Unknown reasons
+may accept (`--allow-partial`); so are replicas no cluster is suitable for (NoSuitableCluster).
+Every other reason means the input was rejected. Unknown reasons
 count as rejections, so a CI gate fails closed.
 """
 
@@ -23,8 +24,9 @@ _OUTCOME_CONDITION = {
     names.KIND_REPLICA: names.CONDITION_REPLICA_RENDERED,
     names.KIND_CLUSTER: names.CONDITION_POOLS_PUBLISHED,
 }
-# ReplicasScheduled reasons that mean "valid input, not enough room for every replica".
-PARTIAL_REASONS = frozenset({names.REASON_INSUFFICIENT_CAPACITY})
+# ReplicasScheduled reasons that mean "valid input, but not every replica has a place": no free
+# nodes, or no cluster suitable (taints, devices, selector) for the rest.
+PARTIAL_REASONS = frozenset({names.REASON_INSUFFICIENT_CAPACITY, names.REASON_NO_SUITABLE_CLUSTER})
 
 
 class Exit(IntEnum):

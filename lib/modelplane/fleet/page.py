@@ -91,15 +91,20 @@ def pool_cell(pool: PoolView, palette: dict[str, str]) -> str:
     )
 
 
+def _details(c: ClusterView) -> str:
+    every = c.verdict.every if c.verdict is not None else ()
+    return "".join(f"<small>{esc(f.reason)}: {esc(f.detail)}</small>" for f in every)
+
+
 def _verdict(c: ClusterView) -> str:
     if c.verdict is not None and c.excluded:
         reason = f"left out: {c.verdict.reason}"
         return f'<div class="verdict excluded">{esc(reason)}<small>{esc(c.verdict.detail)}</small></div>'
     if c.verdict is not None and c.rejected:
-        return f'<div class="verdict rejected">{esc(c.verdict.reason)}<small>{esc(c.verdict.detail)}</small></div>'
+        return f'<div class="verdict rejected">turned down{_details(c)}</div>'
     if c.verdict is not None and not c.verdict.fits:
-        head = f"hosts {c.hosts}, no room for another: {c.verdict.reason}"
-        return f'<div class="verdict full">{esc(head)}<small>{esc(c.verdict.detail)}</small></div>'
+        head = f"hosts {c.hosts}, no room for another"
+        return f'<div class="verdict full">{esc(head)}{_details(c)}</div>'
     if c.score is not None:
         return f'<div class="verdict fits">fits, score {c.score.total}</div>'
     return ""

@@ -15,7 +15,9 @@ tr.trouble td{background:#fdf1ef}.why{margin:2px 0 0;padding-left:18px;color:#5a
 
 def _deployment(d: DeploymentOutcome, colour: str) -> str:
     view = d.view
-    why = [f"{c.name}: {c.verdict.reason} ({c.verdict.detail})" for c in view.clusters if c.verdict and c.rejected]
+    why = [
+        f"{c.name}: {f.reason} ({f.detail})" for c in view.clusters if c.verdict and c.rejected for f in c.verdict.every
+    ]
     why += [f"{c.name}: left out by the clusterSelector" for c in view.clusters if c.verdict and c.excluded]
     why += [f"replica {f}" for f in d.failures]
     trouble = bool(view.unplaced or d.failures or not view.scheduled)

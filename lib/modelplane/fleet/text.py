@@ -61,10 +61,16 @@ def headline(view: FleetView) -> str:
     return f"ModelDeployment {view.subject}: {placement(view)}"
 
 
+def _failures(c: ClusterView) -> list[tuple[str, str, str]]:
+    """(cluster, reason, detail) for every filter that failed on the cluster, the name on the first."""
+    every = c.verdict.every if c.verdict is not None else ()
+    return [(c.name if i == 0 else "", f.reason, f.detail or "-") for i, f in enumerate(every)]
+
+
 def rejection_table(view: FleetView) -> list[str]:
-    """Why each rejected cluster turned the deployment down in the scheduler's last round."""
+    """Why each rejected cluster turned the deployment down in the scheduler's last round: every failing filter."""
     rows = [("CLUSTER", "REASON", "DETAIL")]
-    rows += [(c.name, c.verdict.reason, c.verdict.detail or "-") for c in view.clusters if c.verdict and c.rejected]
+    rows += [row for c in view.clusters if c.rejected for row in _failures(c)]
     return table(rows) if len(rows) > 1 else []
 
 
@@ -78,11 +84,9 @@ def excluded_table(view: FleetView) -> list[str]:
 def full_table(view: FleetView) -> list[str]:
     """Clusters hosting the deployment that had no room for another of its replicas."""
     rows = [("CLUSTER", "HOSTS", "REASON", "DETAIL")]
-    rows += [
-        (c.name, str(c.hosts), c.verdict.reason, c.verdict.detail or "-")
-        for c in view.clusters
-        if c.verdict and not c.verdict.fits and not c.excluded and c.hosts
-    ]
+    for c in view.clusters:
+        if c.verdict and not c.verdict.fits and not c.excluded and c.hosts:
+            rows += [(name, str(c.hosts) if name else "", r, d) for name, r, d in _failures(c)]
     return table(rows) if len(rows) > 1 else []
 
 
