@@ -157,8 +157,9 @@ class Deployment:
     queue: str | None = None
     priority_class_name: str | None = None
     template_labels: Mapping[str, str] = field(default_factory=_empty)
-    # labels of the deployment's Namespace, for tenant admission
-    namespace_labels: Mapping[str, str] = field(default_factory=_empty)
+    # labels of the deployment's Namespace, for tenant admission; None when the Namespace was not
+    # found, so a cluster admitting by namespace labels can neither be proven to admit nor to refuse
+    namespace_labels: Mapping[str, str] | None = field(default_factory=_empty)
 
 
 # --- the fleet --------------------------------------------------------------------------
@@ -274,6 +275,10 @@ class ModelReplica:
     topology_preferred_level: str | None = None
     labels: Mapping[str, str] = field(default_factory=_empty)  # the deployment's template labels
     ready: bool = False  # observed Ready condition (observed replicas only)
+    # Observed replicas only: metadata.creationTimestamp as a sortable UTC string (None when the API
+    # server has not stored the object yet), and whether it is being deleted.
+    created: str | None = None
+    deleting: bool = False
 
     def node_cost_by_pool(self) -> Mapping[str, int]:
         """Nodes this replica holds per pool: pods x copies of every member that claims a DRA device."""

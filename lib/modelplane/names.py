@@ -57,10 +57,31 @@ REASON_NOT_READY = "NotReady"
 REASON_PUBLISHED = "Published"
 REASON_REPLICAS_PLACED = "ReplicasPlaced"
 REASON_REPLICAS_REMOVED = "ReplicasRemoved"
+REASON_RESPONSE_TOO_LARGE = "ResponseTooLarge"
+REASON_REPLICAS_RELABELLED = "ReplicasRelabelled"
+REASON_NAMESPACE_NOT_ADMITTED = "NamespaceNotAdmitted"
+REASON_CLUSTER_NOT_FOUND = "ClusterNotFound"
+REASON_NAMESPACE_NOT_FOUND = "NamespaceNotFound"
 
 MAX_NAME = 63
+MAX_LABEL_VALUE = 63
 _HASH_LEN = 8
 _INVALID = re.compile(r"[^a-z0-9-]+")
+_LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
+
+
+def label_value_problem(value: str) -> str | None:
+    """Why `value` cannot be a Kubernetes label value (None when it can).
+
+    Deployment and cluster names travel as label values (modelplane.ai/deployment,
+    modelplane.ai/cluster, and Crossplane's own crossplane.io/composite on every XR), so a name the
+    API server accepts for an object can still be one no label may carry.
+    """
+    if len(value) > MAX_LABEL_VALUE:
+        return f"{len(value)} characters, but it is used as a label value, which holds at most {MAX_LABEL_VALUE}"
+    if not _LABEL_VALUE.match(value):
+        return "it is used as a label value, which takes alphanumerics, '-', '_' and '.' between alphanumerics"
+    return None
 
 
 def _hash(text: str) -> str:

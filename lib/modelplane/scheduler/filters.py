@@ -13,7 +13,7 @@ that one failed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from modelplane.model import Cluster, Deployment, TaintEffect
@@ -29,6 +29,7 @@ REASON_SELECTOR_MISMATCH = "did not match clusterSelector"
 REASON_UNTOLERATED_TAINTS = "had untolerated taints"
 REASON_NO_MATCHING_POOL = "had no pool matching an engine's devices"
 REASON_NO_CAPACITY = "had no pool with enough free nodes"
+REASON_UNREADABLE_REPLICA = "held a ModelReplica that cannot be read"
 
 SCHEDULING_EFFECTS = frozenset({TaintEffect.NO_SCHEDULE, TaintEffect.NO_EXECUTE})
 
@@ -40,10 +41,19 @@ class Context:
     cluster is re-fitted only after something was charged to it.
     """
 
-    def __init__(self, deployment: Deployment, engines: EngineOptions, ledger: Ledger) -> None:
+    def __init__(
+        self,
+        deployment: Deployment,
+        engines: EngineOptions,
+        ledger: Ledger,
+        *,
+        unreadable_replicas: Mapping[str, str] | None = None,
+    ) -> None:
         self.deployment = deployment
         self.engines = engines
         self.ledger = ledger
+        # cluster -> a ModelReplica on it that cannot be read: its free nodes are not known
+        self.unreadable_replicas: Mapping[str, str] = unreadable_replicas or {}
         self._fits: dict[str, tuple[int, tuple[EngineOption, ...] | None]] = {}
         self._free: dict[str, tuple[int, int]] = {}
 
@@ -83,13 +93,13 @@ def _ready(_: Context, cluster: Cluster) -> Status:
 
 def _namespace_admitted(ctx: Context, cluster: Cluster) -> Status:
     dep = ctx.deployment
-    if admits_namespace(cluster, dep.namespace, dep.namespace_labels):
+    admitted = admits_namespace(cluster, dep.namespace, dep.namespace_labels)
+    if admitted:
         return FIT
-    return Status(
-        code=Code.UNRESOLVABLE,
-        reason=REASON_NAMESPACE_NOT_ADMITTED,
-        detail=f"namespace {dep.namespace} is not in allowedNamespaces or allowedNamespaceSelector",
-    )
+    detail = f"namespace {dep.namespace} is not in allowedNamespaces or allowedNamespaceSelector"
+    if admitted is None:
+        detail = f"allowedNamespaceSelector needs the labels of namespace {dep.namespace}; its Namespace was not found"
+    return Status(code=Code.UNRESOLVABLE, reason=REASON_NAMESPACE_NOT_ADMITTED, detail=detail)
 
 
 def _cluster_selector(ctx: Context, cluster: Cluster) -> Status:
@@ -122,6 +132,13 @@ def _pools_match_devices(ctx: Context, cluster: Cluster) -> Status:
     return FIT
 
 
+def _replicas_readable(ctx: Context, cluster: Cluster) -> Status:
+    problem = ctx.unreadable_replicas.get(cluster.name)
+    if problem is None:
+        return FIT
+    return Status(code=Code.UNSCHEDULABLE, reason=REASON_UNREADABLE_REPLICA, detail=problem)
+
+
 def _enough_free_nodes(ctx: Context, cluster: Cluster) -> Status:
     if ctx.assignment(cluster) is not None:
         return FIT
@@ -136,6 +153,7 @@ FILTERS: tuple[Filter, ...] = (
     Filter(name="ClusterSelector", check=_cluster_selector),
     Filter(name="TaintToleration", check=_taints_tolerated),
     Filter(name="DeviceMatch", check=_pools_match_devices),
+    Filter(name="ReplicasReadable", check=_replicas_readable),
     Filter(name=NODE_CAPACITY, check=_enough_free_nodes, uses_ledger=True, needs="DeviceMatch"),
 )
 

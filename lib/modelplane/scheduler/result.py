@@ -121,3 +121,4 @@ class ScheduleResult:
     created: frozenset[str]  # names of replicas placed by this call (not retained)
     removed: tuple[RemovedReplica, ...]
     diagnosis: Diagnosis
+    held: frozenset[str] = frozenset()  # names of replicas kept as observed on clusters that cannot be read

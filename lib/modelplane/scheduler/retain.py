@@ -4,8 +4,10 @@ A replica is kept when its cluster still exists, admits the namespace, matches c
 and carries no untolerated NoExecute taint; its engines and members still line up with the spec
 (engines by name, members by role); each engine's pinned pool still exists and still hosts the
 engine under the current nodeSelector; and, when its node cost grew, the pinned pools can hold
-the increase. A not-Ready cluster does not evict, and a kept replica never moves. Every other
-replica leaves desired state with one of the short reasons below and is placed afresh.
+the increase. A not-Ready cluster does not evict, nor does a namespace whose admission cannot be
+decided (its labels unknown), and a kept replica never moves. Every other replica leaves desired
+state with one of the short reasons below and is placed afresh. A replica on a cluster whose
+InferenceCluster cannot be read is `held`: kept exactly as observed, since nothing can be checked.
 """
 
 from __future__ import annotations
@@ -39,7 +41,13 @@ class Kept:
 
     observed: ModelReplica
     cluster: Cluster
-    options: tuple[EngineOption, ...]  # per engine, spec order
+    options: tuple[EngineOption, ...]  # per engine, spec order; empty when held
+    held: bool = False  # on an unreadable cluster: kept as observed, charged nothing
+
+
+def hold(observed: ModelReplica) -> Kept:
+    """A replica kept as observed on a cluster that cannot be read (a stand-in cluster of that name)."""
+    return Kept(observed=observed, cluster=Cluster(name=observed.cluster), options=(), held=True)
 
 
 def pinned_options(
@@ -48,7 +56,7 @@ def pinned_options(
     """The observed replica's engines on their pinned pools under the current spec, or why not."""
     if cluster is None:
         return REASON_CLUSTER_DELETED
-    if not admits_namespace(cluster, deployment.namespace, deployment.namespace_labels):
+    if admits_namespace(cluster, deployment.namespace, deployment.namespace_labels) is False:
         return REASON_NAMESPACE_NOT_ADMITTED
     if deployment.cluster_selector is not None and not selector_matches(deployment.cluster_selector, cluster.labels):
         return REASON_SELECTOR_MISMATCH
@@ -82,22 +90,24 @@ def charge_kept(ledger: Ledger, kept: Sequence[Kept]) -> tuple[list[Kept], list[
     Every replica first holds the smaller of its old and new cost per pool, so shrinking replicas
     free room before any growth is judged; growth is then granted in (cluster, index) order.
     """
+    holding = [k for k in kept if k.held]
+    kept = [k for k in kept if not k.held]
     olds: list[Mapping[str, int]] = [k.observed.node_cost_by_pool() for k in kept]
     news: list[Mapping[str, int]] = [cost_by_pool(k.options) for k in kept]
     floors = [_floor(old, new) for old, new in zip(olds, news, strict=True)]
     for k, floor in zip(kept, floors, strict=True):
         ledger.charge(k.cluster.name, floor)
-    held: list[Kept] = []
+    staying: list[Kept] = list(holding)
     dropped: list[tuple[Kept, str]] = []
     for k, old, new, floor in zip(kept, olds, news, floors, strict=True):
         growth = {pool: n - floor.get(pool, 0) for pool, n in new.items() if n > old.get(pool, 0)}
         if ledger.fits(k.cluster.name, growth):
             ledger.charge(k.cluster.name, growth)
-            held.append(k)
+            staying.append(k)
         else:
             ledger.charge(k.cluster.name, floor, sign=-1)
             dropped.append((k, REASON_POOL_FULL))
-    return held, dropped
+    return staying, dropped
 
 
 def _floor(old: Mapping[str, int], new: Mapping[str, int]) -> dict[str, int]:

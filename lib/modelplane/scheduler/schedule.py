@@ -1,29 +1,43 @@
-"""The only orchestrator: retain -> scale down -> ledger -> filter -> score -> bind.
+"""The only orchestrator: retain -> scale down -> arbitrate -> ledger -> filter -> score -> bind.
 
 `schedule()` is a pure function of (deployment, clusters, every observed replica of the fleet).
 Inputs are sorted on entry and every tie ends in a name, so shuffled inputs give identical
-results. Expected rejections are Statuses in the Diagnosis; only a device selector that does not
-compile, or fails to evaluate on every device it reaches, raises (InvalidNodeSelectorError, from
-the device matcher's validate): then nothing is decided, and every running replica stays.
+results. Expected rejections are Statuses in the Diagnosis; a device selector that does not
+compile or fails to evaluate on every device it reaches (the device matcher's validate), and a
+spec change that would leave running replicas no pool anywhere (unplaceable.py), raise
+InvalidNodeSelectorError: then nothing is decided, and every running replica stays.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from dataclasses import replace
 from types import MappingProxyType
 
 from modelplane import names
 from modelplane.devices import DeviceMatcher
 from modelplane.model import Cluster, Deployment, ModelReplica
+from modelplane.scheduler.arbitrate import left_over, yield_reason
 from modelplane.scheduler.bind import bind
 from modelplane.scheduler.engines import EngineOptions
 from modelplane.scheduler.filters import Context, FilterRunner
 from modelplane.scheduler.ledger import Ledger
 from modelplane.scheduler.replicas import build_replica
 from modelplane.scheduler.result import Diagnosis, RemovedReplica, ScheduleResult
-from modelplane.scheduler.retain import REASON_DUPLICATE, REASON_SCALED_DOWN, Kept, charge_kept, pinned_options
+from modelplane.scheduler.retain import (
+    REASON_DUPLICATE,
+    REASON_POOL_MISMATCH,
+    REASON_SCALED_DOWN,
+    Kept,
+    charge_kept,
+    hold,
+    pinned_options,
+)
 from modelplane.scheduler.scale_down import scale_down
+from modelplane.scheduler.selectors import admits_namespace
+from modelplane.scheduler.unplaceable import check_placeable
+from modelplane.scheduler.unreadable import Unreadable
 
 
 def schedule(
@@ -32,27 +46,34 @@ def schedule(
     replicas: Sequence[ModelReplica],
     *,
     matcher: DeviceMatcher | None = None,
+    unreadable: Unreadable | None = None,
+    composed: Collection[str] | None = None,
 ) -> ScheduleResult:
     """Place `deployment`'s replicas on `clusters`, given every observed replica of the fleet.
 
     `matcher` lets a long-running caller share selector results across calls; by default each call
-    matches from scratch.
+    matches from scratch. `unreadable` names the fleet objects the caller could not read.
+    `composed` names the replicas the deployment composes: they are its own whatever their labels
+    say, and a replica labelled as its own that it does not compose is someone else's (charged,
+    never kept); None decides by the deployment label alone.
     """
     matcher = matcher if matcher is not None else DeviceMatcher()
+    unreadable = unreadable if unreadable is not None else Unreadable()
     fleet = sorted(clusters, key=lambda c: c.name)
     matcher.validate(deployment, fleet)
     by_name = {c.name: c for c in fleet}
     observed = sorted(replicas, key=lambda r: (r.namespace, r.deployment, r.cluster, r.index, r.name))
-    ours = [r for r in observed if r.namespace == deployment.namespace and r.deployment == deployment.name]
+    ours, others = _split(deployment, observed, composed)
+    charged = [r for r in others if _charged(deployment, by_name.get(r.cluster), r)]
     ledger = Ledger(fleet)
-    for r in observed:
-        if not (r.namespace == deployment.namespace and r.deployment == deployment.name):
-            ledger.charge(r.cluster, r.node_cost_by_pool())
+    for r in charged:
+        ledger.charge(r.cluster, r.node_cost_by_pool())
     engines = EngineOptions(deployment, matcher)
 
     # Retain: spec checks per observed replica (one replica per identity).
     removed: list[RemovedReplica] = []
     kept: list[Kept] = []
+    lost_pool: list[tuple[ModelReplica, Cluster]] = []
     seen: set[tuple[str, int]] = set()
     for r in ours:
         if (r.cluster, r.index) in seen:
@@ -60,35 +81,37 @@ def schedule(
             continue
         seen.add((r.cluster, r.index))
         cluster = by_name.get(r.cluster)
+        if cluster is None and r.cluster in unreadable.clusters:
+            kept.append(hold(r))
+            continue
         verdict = pinned_options(deployment, cluster, r, engines)
         if isinstance(verdict, str):
             removed.append(_removed(r, verdict))
+            if verdict == REASON_POOL_MISMATCH and cluster is not None:
+                lost_pool.append((r, cluster))
         elif cluster is not None:
             kept.append(Kept(observed=r, cluster=cluster, options=verdict))
+    check_placeable(deployment, fleet, lost_pool, engines, matcher)
 
-    # Scale down, then charge what stays (growth is judged against the ledger here).
+    # Scale down; then yield the nodes of overcommitted pools to older replicas; then charge what
+    # stays (growth is judged against the ledger here).
     kept, dropped = scale_down(kept, deployment.replicas)
     removed.extend(_removed(k.observed, REASON_SCALED_DOWN) for k in dropped)
+    kept, yielded = _arbitrate(kept, charged, ledger, unreadable)
+    removed.extend(yielded)
     kept, outgrown = charge_kept(ledger, kept)
     removed.extend(_removed(k.observed, reason) for k, reason in outgrown)
-    retained = [
-        build_replica(
-            deployment=deployment,
-            cluster=k.cluster,
-            name=k.observed.name,
-            index=k.observed.index,
-            options=k.options,
-            ready=k.observed.ready,
-        )
-        for k in kept
-    ]
+    retained = [_retained(deployment, k) for k in kept]
 
     # Filter, score, bind the shortfall. Indexes of replicas removed here stay unused this call, so
-    # a re-placed replica gets a new name and `created` never overlaps `removed`.
+    # a re-placed replica gets a new name and `created` never overlaps `removed`; so do indexes of
+    # replicas that carry this deployment's label without being its own (their names are taken).
+    own_names = {r.name for r in ours}
     taken: dict[str, set[int]] = {}
-    for r in ours:
-        taken.setdefault(r.cluster, set()).add(r.index)
-    ctx = Context(deployment, engines, ledger)
+    for r in observed:
+        if r.name in own_names or (r.namespace == deployment.namespace and r.deployment == deployment.name):
+            taken.setdefault(r.cluster, set()).add(r.index)
+    ctx = Context(deployment, engines, ledger, unreadable_replicas=unreadable.replicas_on)
     outcome = bind(
         ctx,
         FilterRunner(ctx),
@@ -109,6 +132,7 @@ def schedule(
         for p in outcome.placements
     ]
     desired = sorted([*retained, *created], key=lambda r: (r.cluster, r.index))
+    statuses = {**outcome.statuses, **unreadable.statuses(frozenset(by_name))}
     return ScheduleResult(
         replicas=tuple(desired),
         created=frozenset(r.name for r in created),
@@ -116,11 +140,93 @@ def schedule(
         diagnosis=Diagnosis(
             desired=deployment.replicas,
             placed=len(desired),
-            total_clusters=len(fleet),
-            statuses=MappingProxyType(dict(sorted(outcome.statuses.items()))),
+            total_clusters=len(fleet) + len(unreadable.statuses(frozenset(by_name))),
+            statuses=MappingProxyType(dict(sorted(statuses.items()))),
             scores=outcome.scores,
             evaluated=outcome.evaluated,
         ),
+        held=frozenset(k.observed.name for k in kept if k.held),
+    )
+
+
+def _split(
+    deployment: Deployment, observed: Sequence[ModelReplica], composed: Collection[str] | None
+) -> tuple[list[ModelReplica], list[ModelReplica]]:
+    """(the deployment's own replicas, everyone else's)."""
+    ours: list[ModelReplica] = []
+    others: list[ModelReplica] = []
+    for r in observed:
+        in_namespace = r.namespace == deployment.namespace
+        own = in_namespace and (r.name in composed if composed is not None else r.deployment == deployment.name)
+        (ours if own else others).append(r)
+    return ours, others
+
+
+def _charged(deployment: Deployment, cluster: Cluster | None, replica: ModelReplica) -> bool:
+    """Whether another deployment's replica holds nodes: not when its cluster refuses its namespace.
+
+    Such a replica is never rendered (the ModelReplica handler checks admission), so it holds
+    nothing. Only the deployment's own namespace has known labels; elsewhere a cluster admitting
+    by labels may admit, and the replica is charged.
+    """
+    if cluster is None:
+        return True
+    labels = deployment.namespace_labels if replica.namespace == deployment.namespace else None
+    return admits_namespace(cluster, replica.namespace, labels) is not False
+
+
+def _arbitrate(
+    kept: list[Kept], charged: Sequence[ModelReplica], ledger: Ledger, unreadable: Unreadable
+) -> tuple[list[Kept], list[RemovedReplica]]:
+    """Split kept replicas into those keeping their nodes and those yielding them (arbitrate.py).
+
+    Every replica holding nodes on an overcommitted cluster takes part, except replicas being
+    deleted (they are leaving) and replicas on clusters where one cannot be read (nobody can rank an
+    unknown holder). Clusters within capacity are not ranked at all: nobody there can lose.
+    """
+    over = _overcommitted(kept, ledger) - set(unreadable.replicas_on)
+    if not over:
+        return kept, []
+    holders = [r for r in charged if not r.deleting and r.cluster in over]
+    holders += [k.observed for k in kept if not k.held and k.cluster.name in over]
+    lost = left_over({k.cluster.name: k.cluster for k in kept if k.cluster.name in over}, holders)
+    staying = [k for k in kept if (k.observed.namespace, k.observed.name) not in lost]
+    yielded = [
+        _removed(k.observed, yield_reason(lost[(k.observed.namespace, k.observed.name)]))
+        for k in kept
+        if (k.observed.namespace, k.observed.name) in lost
+    ]
+    return staying, yielded
+
+
+def _overcommitted(kept: Sequence[Kept], ledger: Ledger) -> set[str]:
+    """Clusters hosting a kept replica where everyone's observed charges exceed a pool.
+
+    The ledger holds everyone else's charges; kept replicas are charged only later, so their
+    observed cost is added here. Only a cluster hosting one of ours matters: only ours can move.
+    """
+    free: dict[str, dict[str, int]] = {}
+    for k in kept:
+        if not k.held:
+            pools = free.setdefault(k.cluster.name, dict(ledger.free(k.cluster.name)))
+            for pool, n in k.observed.node_cost_by_pool().items():
+                if pool in pools:
+                    pools[pool] -= n
+    return {name for name, pools in free.items() if any(n < 0 for n in pools.values())}
+
+
+def _retained(deployment: Deployment, k: Kept) -> ModelReplica:
+    if k.held:  # nothing to re-resolve against: as observed, under this deployment's identity
+        return replace(
+            k.observed, namespace=deployment.namespace, deployment=deployment.name, created=None, deleting=False
+        )
+    return build_replica(
+        deployment=deployment,
+        cluster=k.cluster,
+        name=k.observed.name,
+        index=k.observed.index,
+        options=k.options,
+        ready=k.observed.ready,
     )
 
 

@@ -64,11 +64,19 @@ def format_taint(taint: Taint) -> str:
     return f"{taint.key}{value}:{taint.effect}"
 
 
-def admits_namespace(cluster: Cluster, namespace: str, namespace_labels: Mapping[str, str]) -> bool:
-    """Tenant isolation: no restriction admits all; otherwise the name list or the selector must admit."""
+def admits_namespace(cluster: Cluster, namespace: str, namespace_labels: Mapping[str, str] | None) -> bool | None:
+    """Tenant isolation: no restriction admits all; otherwise the name list or the selector must admit.
+
+    None when only the namespace's labels could decide and they are unknown (`namespace_labels` None):
+    callers neither place there nor evict from there on a guess.
+    """
     names, selector = cluster.allowed_namespaces, cluster.allowed_namespace_selector
     if names is None and selector is None:
         return True
     if names is not None and namespace in names:
         return True
-    return selector is not None and selector_matches(selector, namespace_labels)
+    if selector is None:
+        return False
+    if namespace_labels is None:
+        return None
+    return selector_matches(selector, namespace_labels)

@@ -1,0 +1,52 @@
+"""Capacity arbitration: which replicas keep the nodes of a pool that observed state overcommits.
+
+Deployments are reconciled concurrently and each reads the fleet from a cache that lags, so two of
+them can take the last nodes of a pool at the same moment. Once each sees the other's replica, the
+pool holds more than it has. Nobody coordinates, so the way out is a rule every deployment applies
+alike to what it sees: on each cluster, the replicas holding nodes are ranked oldest first
+(metadata.creationTimestamp, which the API server sets and nobody can change; a replica without one
+was never stored and ranks after every stamped one), then by namespace and name. In that order a
+replica keeps its nodes when every pool it uses still has them; the ones left over lose them. Each
+deployment moves only its own left-over replicas and keeps charging everyone else's as they are,
+so an overcommitted pool is resolved by the deployments that own the youngest replicas, once each.
+
+Oldest first also matches what the workload cluster most likely did: the first replica created had
+its pods scheduled first. Without an overcommitted pool the rule changes nothing: every replica fits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from modelplane.model import Cluster, ModelReplica
+
+
+def yield_reason(pool: str) -> str:
+    """Why a replica left desired state when it lost the nodes of `pool` (see RemovedReplica.reason)."""
+    return f"pool {pool} is overcommitted and older replicas hold its nodes"
+
+
+def seniority(replica: ModelReplica) -> tuple[bool, str, str, str]:
+    """The global rank of a replica holding nodes: oldest first, then namespace and name."""
+    return (replica.created is None, replica.created or "", replica.namespace, replica.name)
+
+
+def left_over(clusters: Mapping[str, Cluster], holders: Iterable[ModelReplica]) -> dict[tuple[str, str], str]:
+    """(namespace, name) -> the pool each replica loses, for the replicas beyond their pools' nodes.
+
+    Charges on pools a cluster does not publish are ignored, as the ledger ignores them.
+    """
+    free = {name: {p.name: p.nodes for p in c.pools} for name, c in clusters.items()}
+    lost: dict[tuple[str, str], str] = {}
+    for r in sorted(holders, key=seniority):
+        pools = free.get(r.cluster)
+        if pools is None:
+            continue
+        cost = {pool: n for pool, n in r.node_cost_by_pool().items() if pool in pools and n > 0}
+        short = sorted(pool for pool, n in cost.items() if n > pools[pool])
+        if short:
+            lost[(r.namespace, r.name)] = short[0]
+            continue
+        for pool, n in cost.items():
+            pools[pool] -= n
+    return lost
