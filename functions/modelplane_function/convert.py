@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from google.protobuf import json_format, struct_pb2
+from google.protobuf import struct_pb2
 
 
 def _number(n: float) -> int | float:
@@ -64,8 +64,14 @@ def plain(value: Any) -> Any:
 
 
 def to_struct(obj: Mapping[str, Any]) -> struct_pb2.Struct:
-    """A JSON-shaped mapping as a Struct."""
-    return json_format.ParseDict(dict(obj), struct_pb2.Struct())
+    """A JSON-shaped mapping as a Struct.
+
+    Struct.update, not json_format.ParseDict: the same Struct (and the same refusal of what is not
+    JSON-shaped) at a third of the cost, which was most of answering with 1,024 replicas.
+    """
+    out = struct_pb2.Struct()
+    out.update(dict(obj))
+    return out
 
 
 def project(struct: struct_pb2.Struct, fields: Mapping[str, Any]) -> dict[str, Any]:

@@ -2,27 +2,35 @@
 
 Safety rule: nothing the XR already composes is dropped unless the scheduler decided so from
 complete, valid input. An unresolved requirement, an invalid spec or selector, an empty cluster
-list or an unparsable fleet object all end in retain-only: every observed ModelReplica is re-emitted
-and the problem is reported in the ReplicasScheduled condition.
+list, one of its own ModelReplicas that cannot be read or a response too large to send all end in
+retain-only: every observed ModelReplica is re-emitted and the problem is reported in the
+ReplicasScheduled condition. Another deployment's object that cannot be read is contained
+instead: its cluster is left alone (see modelplane.scheduler.unreadable), everything else goes on.
+
+The ModelReplicas this XR composes are its own whatever their labels say (a relabelled one is
+kept and its labels restored); the composite is Ready exactly when spec.replicas replicas are.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from crossplane.function import response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api, names
 from modelplane.devices import DeviceMatcher, SelectorResults
 from modelplane.errors import SpecError
 from modelplane.model import Cluster, Deployment, ModelReplica
 from modelplane.scheduler import ScheduleResult, schedule
+from modelplane.scheduler.unreadable import Unreadable
 
-from modelplane_function import notes, requirements
+from modelplane_function import bounds, limits, notes, requirements
 from modelplane_function.conditions import Condition, event, is_ready, report
-from modelplane_function.convert import to_dict, to_struct
-from modelplane_function.keep import keep, observed_of_kind
+from modelplane_function.convert import project, to_dict, to_struct
+from modelplane_function.keep import keep, minimal, observed_of_kind
+from modelplane_function.stamps import stamped
 
 # Selector results outlive a call: every deployment's call sees the same fleet, so after the first
 # one no CEL is evaluated until a device kind or a selector changes.
@@ -36,6 +44,20 @@ class Inputs:
     deployment: Deployment
     clusters: tuple[Cluster, ...]
     replicas: tuple[ModelReplica, ...]
+    unreadable: Unreadable = field(default_factory=Unreadable)
+    composed: frozenset[str] = frozenset()  # names of the ModelReplicas the XR composes
+
+
+def schedule_inputs(inputs: Inputs, *, matcher: DeviceMatcher | None = None) -> ScheduleResult:
+    """schedule() on what gather() read, as the function runs it."""
+    return schedule(
+        inputs.deployment,
+        inputs.clusters,
+        inputs.replicas,
+        matcher=matcher,
+        unreadable=inputs.unreadable,
+        composed=inputs.composed,
+    )
 
 
 class NoClustersError(SpecError):
@@ -66,34 +88,63 @@ def _parse_all(kind: str, objs: list[dict[str, Any]], parse: Any) -> list[Any]:
     return out
 
 
+def _as_own(obj: Mapping[str, Any], deployment: str) -> dict[str, Any]:
+    """A composed ModelReplica with this deployment's label, whatever its labels say now."""
+    meta = dict(_meta(obj))
+    labels = meta.get("labels")
+    labels = dict(labels) if isinstance(labels, Mapping) else {}  # pyright: ignore[reportUnknownArgumentType]
+    meta["labels"] = {**labels, names.LABEL_DEPLOYMENT: deployment}
+    return {**obj, "metadata": meta} if isinstance(obj.get("metadata"), Mapping) else dict(obj)
+
+
+def relabelled(own: Mapping[str, Mapping[str, Any]], deployment: str) -> list[str]:
+    """Names of composed ModelReplicas whose deployment label names another deployment.
+
+    A replica without the label (as Modelplane composes them) gets it quietly: nobody changed it.
+    """
+    out: list[str] = []
+    for obj in own.values():
+        labels = _meta(obj).get("labels")
+        label = labels.get(names.LABEL_DEPLOYMENT) if isinstance(labels, Mapping) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        if label and label != deployment:
+            out.append(str(_meta(obj).get("name")))
+    return sorted(out)
+
+
 def gather(req: fnv1.RunFunctionRequest, xr: Mapping[str, Any], own: Mapping[str, Mapping[str, Any]]) -> Inputs:
     """Parse the deployment and the fleet from a request whose requirements are resolved.
 
-    `own` holds the ModelReplicas this XR composes (observed): they count even when the required
-    list (a cache, in a real control plane) lags behind.
+    `own` holds the ModelReplicas this XR composes (observed): they are its own even when the
+    required list (a cache, in a real control plane) lags behind or their labels were changed.
     """
-    namespaces = requirements.items(req, requirements.NAMESPACE)
-    labels = _meta(namespaces[0]).get("labels") if namespaces else None
-    labels = labels if isinstance(labels, Mapping) else {}
-    deployment = api.parse_deployment(xr, namespace_labels=labels)
+    deployment = api.parse_deployment(xr)
+    problem = names.label_value_problem(deployment.name)
+    if problem is not None:
+        msg = f"metadata.name: {problem}"
+        raise SpecError(msg)
+    deployment = replace(deployment, namespace_labels=requirements.namespace_labels(req, deployment.namespace))
     if not requirements.structs(req, requirements.CLUSTERS) and deployment.replicas > 0:
         if deployment.cluster_selector is None:
             msg = "no InferenceCluster exists to place replicas on"
         else:
             msg = "no InferenceCluster matches the deployment's clusterSelector"
         raise NoClustersError(msg)
-    clusters = requirements.clusters(req)
+    clusters, invalid = requirements.clusters(req)
     own_by_id: dict[tuple[str, str], dict[str, Any]] = {}
     for obj in own.values():
         meta = _meta(obj)
-        own_by_id[(str(meta.get("namespace", "")), str(meta.get("name", "")))] = dict(obj)
-    owned = _parse_all(names.KIND_REPLICA, list(own_by_id.values()), api.parse_replica)
-    # What this XR composes is its own even without a deployment label (which parsing reads as "no
-    # deployment"): dropped from desired state, it would be deleted.
-    owned = [r if r.deployment else replace(r, deployment=deployment.name) for r in owned]
-    by_id = {**requirements.replicas(req, skip=frozenset(own_by_id)), **dict(zip(own_by_id, owned, strict=True))}
-    replicas = [by_id[k] for k in sorted(by_id)]
-    return Inputs(deployment=deployment, clusters=tuple(clusters), replicas=tuple(replicas))
+        own_by_id[(str(meta.get("namespace", "")), str(meta.get("name", "")))] = _as_own(obj, deployment.name)
+    parsed = _parse_all(names.KIND_REPLICA, list(own_by_id.values()), api.parse_replica)
+    owned = [stamped(r, _meta(obj)) for r, obj in zip(parsed, own_by_id.values(), strict=True)]
+    fleet, unreadable_on = requirements.replicas(req, skip=frozenset(own_by_id))
+    by_id = {**fleet, **dict(zip(own_by_id, owned, strict=True))}
+    return Inputs(
+        deployment=deployment,
+        clusters=tuple(clusters),
+        replicas=tuple(by_id[k] for k in sorted(by_id)),
+        unreadable=Unreadable(clusters=invalid, replicas_on=unreadable_on),
+        composed=frozenset(r.name for r in owned),
+    )
 
 
 def _count(n: int, noun: str) -> str:
@@ -129,18 +180,36 @@ def _retain_only(
     # What placement and diagnosis the XR shows stays until the function can decide again.
     status.update({k: observed_status[k] for k in ("placement", "unplaced") if k in observed_status})
     rsp.desired.composite.resource.MergeFrom(to_struct({"status": status}))
+    desired = _desired_count(xr, len(own))
+    set_ready(rsp, ready=ready, desired=desired)
     if problem is None:
         return
     report(rsp, xr, problem, warn=True)
-    report(rsp, xr, _ready_condition(ready, _desired_count(xr, len(own))))
+    report(rsp, xr, _ready_condition(ready, desired))
+
+
+def set_ready(rsp: fnv1.RunFunctionResponse, *, ready: int, desired: int) -> None:
+    """The composite's readiness, stated rather than derived: Crossplane would call an XR composing
+    nothing ready, so 0 of N placed would read as Ready. Ready when `desired` replicas are ready."""
+    rsp.desired.composite.ready = fnv1.READY_TRUE if ready >= desired else fnv1.READY_FALSE
+
+
+def _held_note(result: ScheduleResult) -> str:
+    """What the condition adds about replicas kept as they are on clusters that cannot be read."""
+    clusters = sorted({r.cluster for r in result.replicas if r.name in result.held})
+    if not clusters:
+        return ""
+    n = _count(len(result.held), "replica")
+    statuses = result.diagnosis.statuses
+    why = "; ".join(statuses[c].detail for c in clusters if c in statuses)
+    return f" {n} kept as observed on {', '.join(clusters)}, whose InferenceCluster cannot be read ({why})."
 
 
 def _scheduled_condition(result: ScheduleResult) -> Condition:
     diagnosis = result.diagnosis
     status = "False" if diagnosis.unplaced else "True"
-    return Condition(
-        type=names.CONDITION_REPLICAS_SCHEDULED, status=status, reason=diagnosis.reason(), message=diagnosis.message()
-    )
+    message = diagnosis.message() + _held_note(result)
+    return Condition(type=names.CONDITION_REPLICAS_SCHEDULED, status=status, reason=diagnosis.reason(), message=message)
 
 
 def _compose(
@@ -155,7 +224,9 @@ def _compose(
     for r in result.replicas:
         key = key_of_name.get(r.name, replica_key(r))
         desired = rsp.desired.resources[key]
-        desired.resource.CopyFrom(to_struct(api.replica_manifest(r)))
+        # A held replica's cluster cannot be read: it is re-emitted exactly as observed, untouched.
+        manifest = minimal(own[key]) if r.name in result.held and key in own else api.replica_manifest(r)
+        desired.resource.CopyFrom(to_struct(manifest))
         # Readiness is what this XR observes of its composed replica, not what the fleet list says.
         ready_now = is_ready(own.get(key))
         if ready_now:
@@ -163,8 +234,14 @@ def _compose(
         composed.append(replace(r, ready=ready_now))
     ready = sum(r.ready for r in composed)
     rsp.desired.composite.resource.MergeFrom(to_struct({"status": api.deployment_status(composed, result.diagnosis)}))
+    set_ready(rsp, ready=ready, desired=inputs.deployment.replicas)
     report(rsp, xr, _scheduled_condition(result), warn=True)
     report(rsp, xr, _ready_condition(ready, inputs.deployment.replicas))
+    restored = [n for n in relabelled(own, inputs.deployment.name) if n in {r.name for r in result.replicas}]
+    if restored:
+        label = f"{names.LABEL_DEPLOYMENT}={inputs.deployment.name}"
+        message = f"Restored {label} on {_count(len(restored), 'composed replica')}: {', '.join(restored)}."
+        event(rsp, warning=True, reason=names.REASON_REPLICAS_RELABELLED, message=message)
     placed = [r for r in result.replicas if r.name in result.created]
     if placed:
         where = ", ".join(f"{r.name} on {r.cluster}" for r in placed)
@@ -176,21 +253,58 @@ def _compose(
         event(rsp, warning=False, reason=names.REASON_REPLICAS_REMOVED, message=message)
 
 
+# What a deployment's answer needs of the XR when its spec is too large to convert.
+_OUTLINE = {
+    "metadata": None,
+    "status": None,
+    "spec": {"replicas": None, "template": {"spec": {"clusterSelector": {"matchLabels": None}}}},
+}
+
+
+def _problem(e: SpecError) -> Condition:
+    return Condition(type=names.CONDITION_REPLICAS_SCHEDULED, status="False", reason=e.reason, message=str(e))
+
+
 def handle(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+    own = observed_of_kind(req, names.KIND_REPLICA)
+    try:
+        bounds.check(names.KIND_DEPLOYMENT, req.observed.composite.resource)
+    except SpecError as e:
+        xr = project(req.observed.composite.resource, _OUTLINE)
+        requirements.declare(rsp, xr)
+        _retain_only(rsp, xr, own, _problem(e))
+        return
     xr = to_dict(req.observed.composite.resource)
     notes.report_ignored(rsp, xr)
     declared = requirements.declare(rsp, xr)
-    own = observed_of_kind(req, names.KIND_REPLICA)
     if requirements.unresolved(req, declared):
         _retain_only(rsp, xr, own, None)
         return
     try:
         inputs = gather(req, xr, own)
-        result = schedule(
-            inputs.deployment, inputs.clusters, inputs.replicas, matcher=DeviceMatcher(results=SELECTOR_RESULTS)
-        )
+        result = schedule_inputs(inputs, matcher=DeviceMatcher(results=SELECTOR_RESULTS))
     except SpecError as e:
-        problem = Condition(type=names.CONDITION_REPLICAS_SCHEDULED, status="False", reason=e.reason, message=str(e))
-        _retain_only(rsp, xr, own, problem)
+        _retain_only(rsp, xr, own, _problem(e))
         return
     _compose(rsp, xr, own, inputs, result)
+    size = rsp.ByteSize()
+    if size > limits.MAX_RESPONSE_BYTES:
+        # Crossplane would refuse this answer on every call: send the existing replicas, and why.
+        rsp.CopyFrom(response.to(req))
+        notes.report_ignored(rsp, xr)
+        requirements.declare(rsp, xr)
+        _retain_only(rsp, xr, own, _too_large(size))
+
+
+def _too_large(size: int) -> Condition:
+    message = (
+        f"the desired state is {limits.mib(size)}, over the {limits.mib(limits.MAX_RESPONSE_BYTES)} a function "
+        "response may carry (Crossplane's gRPC receive limit, which no setting raises): the existing replicas "
+        "are kept and nothing new is composed; lower spec.replicas or what each replica carries (pod template, env)"
+    )
+    return Condition(
+        type=names.CONDITION_REPLICAS_SCHEDULED,
+        status="False",
+        reason=names.REASON_RESPONSE_TOO_LARGE,
+        message=message,
+    )

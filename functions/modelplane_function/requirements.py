@@ -6,8 +6,8 @@ asking once two consecutive answers are equal).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from crossplane.function import response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
@@ -16,14 +16,17 @@ from modelplane import api, names
 from modelplane.errors import SpecError
 from modelplane.model import Cluster, ModelReplica
 
-from modelplane_function.convert import to_dict
+from modelplane_function import bounds
+from modelplane_function.convert import project, to_dict
 from modelplane_function.ledger import read_ledger_replica
 from modelplane_function.memo import Memo, converted, identity
 from modelplane_function.pools import read_cluster
+from modelplane_function.stamps import stamped
 
 CLUSTERS = "clusters"
 REPLICAS = "replicas"
 NAMESPACE = "namespace"
+T = TypeVar("T")
 
 
 def _match_labels(xr: Mapping[str, Any]) -> dict[str, str] | None:
@@ -68,13 +71,53 @@ def items(req: fnv1.RunFunctionRequest, name: str) -> list[dict[str, Any]]:
     return [] if found is None else [to_dict(item.resource) for item in found.items]
 
 
+def namespace_labels(req: fnv1.RunFunctionRequest, namespace: str) -> Mapping[str, str] | None:
+    """Labels of `namespace` from the answered Namespaces; None when none of them has that name.
+
+    The name is checked: labels of any other Namespace would decide tenant admission wrongly.
+    """
+    for obj in items(req, NAMESPACE):
+        meta = obj.get("metadata")
+        if isinstance(meta, Mapping) and meta.get("name") == namespace:  # pyright: ignore[reportUnknownMemberType]
+            labels = meta.get("labels")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            return {str(k): str(v) for k, v in labels.items()} if isinstance(labels, Mapping) else {}  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    return None
+
+
+def _bounded(kind: str, read: Callable[[struct_pb2.Struct], T]) -> Callable[[struct_pb2.Struct], T]:
+    """`read` after the XRD's list bounds hold: an oversized list is refused before item-by-item work."""
+
+    def checked(struct: struct_pb2.Struct) -> T:
+        bounds.check(kind, struct)
+        return read(struct)
+
+    return checked
+
+
+def _stamped(
+    read: Callable[[struct_pb2.Struct], ModelReplica],
+) -> Callable[[struct_pb2.Struct], ModelReplica | None]:
+    """`read` with the API server's stamps; None for a replica that holds nothing (see _refused)."""
+
+    def with_stamps(struct: struct_pb2.Struct) -> ModelReplica | None:
+        if _refused(struct):
+            return None
+        return stamped(read(struct), project(struct, _STAMPS).get("metadata") or {})
+
+    return with_stamps
+
+
+_STAMPS = {"metadata": {"creationTimestamp": None, "deletionTimestamp": None}}
+
 # Process-wide: every call of every deployment receives the same fleet, and parsing it is most of a
 # call at fleet scale (see memo.py).
-_CLUSTERS: Memo[Cluster] = Memo(names.KIND_CLUSTER, read_cluster)
-_REPLICAS: Memo[ModelReplica] = Memo(names.KIND_REPLICA, converted(api.parse_replica))
+_CLUSTERS: Memo[Cluster] = Memo(names.KIND_CLUSTER, _bounded(bounds.FLEET_CLUSTER, read_cluster))
+_REPLICAS: Memo[ModelReplica | None] = Memo(
+    names.KIND_REPLICA, _bounded(names.KIND_REPLICA, _stamped(converted(api.parse_replica)))
+)
 # Other deployments' replicas only feed the ledger: their templates, model and status are never
 # converted nor validated (ledger.py). A first call over 10,000 of them spent ~2 s on that.
-_LEDGER: Memo[ModelReplica] = Memo(names.KIND_REPLICA, read_ledger_replica)
+_LEDGER: Memo[ModelReplica | None] = Memo(names.KIND_REPLICA, _stamped(read_ledger_replica))
 
 
 def structs(req: fnv1.RunFunctionRequest, name: str) -> list[struct_pb2.Struct]:
@@ -83,21 +126,85 @@ def structs(req: fnv1.RunFunctionRequest, name: str) -> list[struct_pb2.Struct]:
     return [] if found is None else [item.resource for item in found.items]
 
 
-def clusters(req: fnv1.RunFunctionRequest) -> list[Cluster]:
-    """The required InferenceClusters, parsed (memoised by content)."""
-    return _CLUSTERS.parse_all(structs(req, CLUSTERS))
+def _problem(kind: str, struct: struct_pb2.Struct, error: Exception) -> str:
+    """What is wrong with one fleet object, naming it (the memo names it already for a SpecError)."""
+    if isinstance(error, SpecError) and str(error).startswith(f"{kind} "):
+        return str(error)
+    where = "/".join(p for p in identity(struct) if p)
+    return f"{kind} {where}: {type(error).__name__}: {error}"
 
 
-def replicas(req: fnv1.RunFunctionRequest, *, skip: frozenset[tuple[str, str]]) -> dict[tuple[str, str], ModelReplica]:
-    """The required ModelReplicas by (namespace, name), parsed (memoised), except those in `skip`.
+def clusters(req: fnv1.RunFunctionRequest, name: str = CLUSTERS) -> tuple[list[Cluster], dict[str, str]]:
+    """The required InferenceClusters, parsed (memoised by content), and why each unreadable one is.
 
-    The last object of an identity wins, and skipped ones are never parsed, as if the list had been
-    converted and deduplicated first. Replicas of other deployments are read for the ledger only.
+    One cluster that cannot be read must not stop scheduling everywhere else, whatever its parser
+    raises: it is returned by name with the problem, and the scheduler treats it as unusable.
+    """
+    parsed: list[Cluster] = []
+    problems: dict[str, str] = {}
+    for struct in structs(req, name):
+        try:
+            cluster = _CLUSTERS.parse(struct)
+        except Exception as e:  # noqa: BLE001 - contained per object; named in the diagnosis
+            if identity(struct)[1]:
+                problems.setdefault(identity(struct)[1], _problem(names.KIND_CLUSTER, struct, e))
+            continue
+        problem = names.label_value_problem(cluster.name)
+        if problem is not None:
+            problems.setdefault(cluster.name, f"{names.KIND_CLUSTER} {cluster.name}: metadata.name: {problem}")
+            continue
+        parsed.append(cluster)
+    return parsed, dict(sorted(problems.items()))
+
+
+def replicas(
+    req: fnv1.RunFunctionRequest, *, skip: frozenset[tuple[str, str]]
+) -> tuple[dict[tuple[str, str], ModelReplica], dict[str, str]]:
+    """The required ModelReplicas by (namespace, name), parsed (memoised), except those in `skip`;
+    and, per cluster, the first ModelReplica on it that cannot be read, with why.
+
+    `skip` holds the replicas the deployment composes (read in full from observed state): every
+    other one is someone else's and is read for the ledger only. The last object of an identity
+    wins, and skipped ones are never parsed, as if the list had been converted and deduplicated
+    first. A replica its ModelReplica handler refused for tenancy holds nothing and is left out.
     """
     latest = {identity(s): s for s in structs(req, REPLICAS)}
-    xr = req.observed.composite.resource
-    mine = (_string(xr, "metadata", "namespace"), _string(xr, "metadata", "name"))
-    return {key: _parse_replica(s, mine) for key, s in latest.items() if key not in skip}
+    parsed: dict[tuple[str, str], ModelReplica] = {}
+    problems: dict[str, str] = {}
+    for key in sorted(latest):
+        struct = latest[key]
+        if key in skip:
+            continue
+        try:
+            replica = _parse_replica(struct)
+        except Exception as e:  # noqa: BLE001 - contained per object: only its cluster is affected
+            cluster = _cluster_of(struct)
+            if cluster:
+                problems.setdefault(cluster, _problem(names.KIND_REPLICA, struct, e))
+            continue
+        if replica is not None:
+            parsed[key] = replica
+    return parsed, problems
+
+
+def _cluster_of(struct: struct_pb2.Struct) -> str:
+    """The cluster an unreadable replica names, as the parsers would read it: label, else spec.clusterName."""
+    return _string(struct, "metadata", "labels", names.LABEL_CLUSTER) or _string(struct, "spec", "clusterName") or ""
+
+
+def _refused(struct: struct_pb2.Struct) -> bool:
+    """Whether the replica's own handler reports that its cluster does not admit its namespace."""
+    status = struct.fields.get("status")  # .get: bracket access would insert the key
+    conditions = status.struct_value.fields.get("conditions") if status is not None else None
+    if conditions is None or conditions.WhichOneof("kind") != "list_value":
+        return False
+    refused = (names.CONDITION_REPLICA_RENDERED, "False", names.REASON_NAMESPACE_NOT_ADMITTED)
+    return any(
+        c.WhichOneof("kind") == "struct_value"
+        and (_string(c.struct_value, "type"), _string(c.struct_value, "status"), _string(c.struct_value, "reason"))
+        == refused
+        for c in conditions.list_value.values
+    )
 
 
 def _string(struct: struct_pb2.Struct, *path: str) -> str | None:
@@ -116,22 +223,12 @@ def _string(struct: struct_pb2.Struct, *path: str) -> str | None:
     return None
 
 
-def _parse_replica(struct: struct_pb2.Struct, deployment: tuple[str | None, str | None]) -> ModelReplica:
-    """In full when the replica may be the deployment's own (when unsure, it may); for the ledger otherwise.
+def _parse_replica(struct: struct_pb2.Struct) -> ModelReplica | None:
+    """Another deployment's replica (every one the deployment does not compose), for the ledger.
 
-    Namespaces default as parse_deployment and parse_replica default them. A replica the ledger's
-    read rejects is parsed in full, so its error names every problem as before.
+    A replica the ledger's read rejects is parsed in full, so its error names every problem. None:
+    the replica holds nothing (its handler found its cluster does not admit its namespace).
     """
-    namespace, name = deployment
-    meta = struct.fields.get("metadata")  # .get: bracket access would insert the key
-    if meta is None or meta.WhichOneof("kind") != "struct_value" or not name or namespace is None:
-        return _REPLICAS.parse(struct)
-    label = _string(meta.struct_value, "labels", names.LABEL_DEPLOYMENT)
-    own_namespace = _string(meta.struct_value, "namespace")
-    if not label or own_namespace is None:
-        return _REPLICAS.parse(struct)
-    if (own_namespace or "default", label) == (namespace or "default", name):
-        return _REPLICAS.parse(struct)
     try:
         return _LEDGER.parse(struct)
     except SpecError:

@@ -36,10 +36,17 @@ class Loop:
 
 
 @contextmanager
-def grpc_server() -> Iterator[Callable[[fnv1.RunFunctionRequest], fnv1.RunFunctionResponse]]:
-    """RunFunction over a real grpc.aio server on a free local port, called with the SDK's stub."""
+def grpc_server(
+    *, max_receive_mib: int | None = None
+) -> Iterator[Callable[[fnv1.RunFunctionRequest], fnv1.RunFunctionResponse]]:
+    """RunFunction over a real grpc.aio server on a free local port, called with the SDK's stub.
+
+    The client keeps grpc's default 4 MiB receive limit, as Crossplane does; `max_receive_mib` raises
+    the server's (`--max-recv-message-size`) for requests carrying a large fleet.
+    """
     loop = Loop()
-    srv, port = loop.run(server.start(FunctionRunner(), "127.0.0.1:0", creds=None))
+    options = [] if max_receive_mib is None else [("grpc.max_receive_message_length", max_receive_mib << 20)]
+    srv, port = loop.run(server.start(FunctionRunner(), "127.0.0.1:0", creds=None, options=options))
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
     stub = grpcv1.FunctionRunnerServiceStub(channel)
     try:

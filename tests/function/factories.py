@@ -144,3 +144,10 @@ def resolved(
 ) -> dict[str, list[Mapping[str, Any]]]:
     """Answers to the three ModelDeployment requirements."""
     return {"clusters": list(clusters), "replicas": list(replicas), "namespace": [ns or namespace()]}
+
+
+def replica_resolved(
+    *, clusters: Sequence[Mapping[str, Any]] | None = None, ns: Mapping[str, Any] | None = None
+) -> dict[str, list[Mapping[str, Any]]]:
+    """Answers to the two ModelReplica requirements: its InferenceCluster (by default "a") and its Namespace."""
+    return {"cluster": list(clusters if clusters is not None else [cluster("a")]), "namespace": [ns or namespace()]}

@@ -258,7 +258,7 @@ CASES = [
     Case(
         name="unresolved requirements keep the existing replicas and only ask for the fleet",
         req=request(deployment(status=PREVIOUS_STATUS), observed={"replica-a-0": observed_replica("a")}),
-        want=response(status=PREVIOUS_STATUS, resources=KEPT, requirements=MD_REQUIREMENTS),
+        want=response(status=PREVIOUS_STATUS, resources=KEPT, requirements=MD_REQUIREMENTS, ready=True),
     ),
     Case(
         name="an empty fleet keeps the existing replicas and reports NoClusters without blaming a selector",

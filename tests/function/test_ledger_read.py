@@ -20,15 +20,18 @@ from tests.benchmarks.fleet import generate
 from tests.function.factories import struct
 
 
-def test_own_replicas_are_parsed_in_full_and_the_others_for_the_ledger() -> None:
+def test_composed_replicas_are_skipped_and_every_other_one_is_read_for_the_ledger() -> None:
+    """The deployment's own replicas come in full from observed state; the list is only the rest of the fleet."""
     c = case(Size(clusters=20, existing=200, new=4))
     req = c.steady_request()
-    got = requirements.replicas(req, skip=frozenset())
     objs = [to_dict(s) for s in requirements.structs(req, requirements.REPLICAS)]
     full = {(r.namespace, r.name): r for r in map(api.parse_replica, objs)}
-    ours = {k for k, r in full.items() if (r.namespace, r.deployment) == (c.deployment.namespace, c.deployment.name)}
-    want = {k: r if k in ours else ledger_part(r) for k, r in full.items()}
-    assert (len(ours), len(full) - len(ours) >= 200, got) == (4, True, want)
+    ours = frozenset(
+        k for k, r in full.items() if (r.namespace, r.deployment) == (c.deployment.namespace, c.deployment.name)
+    )
+    got = requirements.replicas(req, skip=ours)
+    want = {k: ledger_part(r) for k, r in full.items() if k not in ours}
+    assert (len(ours), len(want) >= 200, got) == (4, True, (want, {}))
 
 
 def _request(xr: dict[str, Any], replicas: list[dict[str, Any]]) -> fnv1.RunFunctionRequest:
@@ -66,6 +69,13 @@ OTHER = {
 }
 
 
+OTHER_ELSEWHERE = {
+    **OTHER,
+    "metadata": {**OTHER["metadata"], "name": "other-c2-0"},
+    "spec": {**OTHER["spec"], "clusterName": "c2"},
+}
+
+
 def _with(path: tuple[str | int, ...], value: Any, obj: dict[str, Any] = OTHER) -> dict[str, Any]:
     out = copy.deepcopy(obj)
     parent: Any = out
@@ -98,24 +108,26 @@ BAD = [
 
 
 @pytest.mark.parametrize("bad", BAD, ids=lambda b: b.name)
-def test_an_other_replica_the_ledger_rejects_fails_with_the_full_parsers_message(bad: Bad) -> None:
-    with pytest.raises(SpecError) as ledger:
-        requirements.replicas(_request(XR, [bad.obj]), skip=frozenset())
+def test_an_other_replica_the_ledger_rejects_is_reported_against_its_cluster_with_the_full_parsers_message(
+    bad: Bad,
+) -> None:
+    got = requirements.replicas(_request(XR, [bad.obj, OTHER_ELSEWHERE]), skip=frozenset())
     with pytest.raises(SpecError) as full:
         api.parse_replica(bad.obj)
-    assert str(ledger.value) == f"ModelReplica team-b/other-c1-0: {full.value}"
+    want_read = {("team-b", "other-c2-0"): ledger_part(api.parse_replica(OTHER_ELSEWHERE))}
+    assert got == (want_read, {"c1": f"ModelReplica team-b/other-c1-0: {full.value}"})
 
 
 def test_an_other_replica_is_not_checked_beyond_what_the_ledger_reads() -> None:
     bad_template = _with((*MEMBER, "template"), "not a pod")
     got = requirements.replicas(_request(XR, [bad_template]), skip=frozenset())
-    assert got == {("team-b", "other-c1-0"): ledger_part(api.parse_replica(OTHER))}
+    assert got == ({("team-b", "other-c1-0"): ledger_part(api.parse_replica(OTHER))}, {})
 
 
-def test_a_replica_of_the_deployment_is_checked_in_full() -> None:
+def test_a_replica_labelled_as_the_deployments_but_not_composed_by_it_is_read_for_the_ledger_only() -> None:
     mine = _with(("metadata", "labels", "modelplane.ai/deployment"), "mine", _with(("metadata", "namespace"), "team-a"))
-    with pytest.raises(SpecError, match="template"):
-        requirements.replicas(_request(XR, [_with((*MEMBER, "template"), "x", mine)]), skip=frozenset())
+    got = requirements.replicas(_request(XR, [_with((*MEMBER, "template"), "x", mine)]), skip=frozenset())
+    assert got == ({("team-a", "other-c1-0"): ledger_part(api.parse_replica(mine))}, {})
 
 
 POOLS = [{"name": "p", "nodes": 1}]

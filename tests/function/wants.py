@@ -16,6 +16,16 @@ MD_REQUIREMENTS = {
 }
 
 
+def mr_requirements(cluster: str = "a", namespace: str = "team-a") -> dict[str, Any]:
+    """What a ModelReplica on `cluster` in `namespace` requires: its InferenceCluster and its Namespace."""
+    return {
+        "resources": {
+            "cluster": {"api_version": API, "kind": "InferenceCluster", "match_name": cluster},
+            "namespace": {"api_version": "v1", "kind": "Namespace", "match_name": namespace},
+        }
+    }
+
+
 def replica(
     cluster: str,
     index: int = 0,
@@ -95,11 +105,21 @@ def response(
     conditions: Sequence[Mapping[str, Any]] = (),
     results: Sequence[Mapping[str, Any]] = (),
     requirements: Mapping[str, Any] | None = None,
+    ready: bool | None = None,
 ) -> dict[str, Any]:
-    """A whole response; `resources` maps keys to (manifest, ready)."""
+    """A whole response; `resources` maps keys to (manifest, ready).
+
+    `ready` is the composite's stated readiness; by default it says what a ReplicasReady (ModelDeployment)
+    or ReplicaReady (ModelReplica) condition among `conditions` says, and is absent without one.
+    """
     desired: dict[str, Any] = {}
+    if ready is None:
+        said = [c["status"] for c in conditions if c["type"] in ("ReplicasReady", "ReplicaReady")]
+        ready = said[0] == "STATUS_CONDITION_TRUE" if said else None
     if status is not None:
         desired["composite"] = {"resource": {"status": dict(status)}}
+    if ready is not None:
+        desired["composite"] = {**desired.get("composite", {}), "ready": "READY_TRUE" if ready else "READY_FALSE"}
     if resources:
         desired["resources"] = {
             key: {"resource": dict(obj), **({"ready": "READY_TRUE"} if ready else {})}

@@ -4,8 +4,9 @@ A selector that can never be a bool is refused when it compiles; one that fails 
 every device it reaches (a typo, an unknown domain, 1/0, an overflow) is refused when the fleet is
 known: either way the deployment keeps both running replicas and the condition names the selector
 and the error. A device capacity that stopped parsing is refused where the InferenceCluster is
-read, so the deployment keeps its replicas and says which cluster and field; the InferenceCluster
-handler keeps publishing its last good pools.
+read: that cluster is left out, the replica on it kept exactly as observed, the condition says which
+cluster and field, and everything else is scheduled; the InferenceCluster handler keeps publishing
+its last good pools.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane.names import replica_name
 
 from tests.function.conftest import as_dict
 from tests.function.factories import request
@@ -115,21 +117,37 @@ def capacity_message(value: str, why: str) -> str:
     return f"InferenceCluster us-east-1: {field}: {value!r} {why}"
 
 
+PLACED_ELSEWHERE = (
+    "ReplicasPlaced",
+    f"Placed 2 new replicas: {replica_name('llama-8b', 'ap-south-1', 0)} on ap-south-1, "
+    f"{replica_name('llama-8b', 'eu-west-1', 1)} on eu-west-1.",
+)
+
+
+def held_on_us_east(problem: str) -> Outcome:
+    """The cluster that cannot be read is left out (its replica kept as observed); the rest is placed."""
+    return Outcome(
+        resources=("replica-ap-south-1-0", "replica-eu-west-1-0", "replica-eu-west-1-1", "replica-us-east-1-0"),
+        scheduled=(
+            "Scheduled",
+            "Scheduled 4 of 4 replicas. 1 replica kept as observed on us-east-1, whose InferenceCluster cannot be "
+            f"read ({problem}).",
+        ),
+        results=(PLACED_ELSEWHERE,),
+    )
+
+
 CAPACITY_CASES = [
     CapacityCase(
         "a capacity written in GB instead of Gi",
         "80GB",
-        kept("InvalidSpec", capacity_message("80GB", f"is not a quantity: {SHAPE}")),
+        held_on_us_east(capacity_message("80GB", f"is not a quantity: {SHAPE}")),
     ),
-    CapacityCase(
-        "a capacity of NaN", "NaN", kept("InvalidSpec", capacity_message("NaN", f"is not a quantity: {SHAPE}"))
-    ),
+    CapacityCase("a capacity of NaN", "NaN", held_on_us_east(capacity_message("NaN", f"is not a quantity: {SHAPE}"))),
     CapacityCase(
         "a capacity with a billion-digit exponent",
         "1e999999999",
-        kept(
-            "InvalidSpec", capacity_message("1e999999999", "is not a supported quantity: its exponent is beyond +-999")
-        ),
+        held_on_us_east(capacity_message("1e999999999", "is not a supported quantity: its exponent is beyond +-999")),
     ),
 ]
 

@@ -165,11 +165,13 @@ def test_malformed_model_deployments_and_fleets(
 
 @pytest.fixture(scope="module")
 def mr_bases(servicer: RunFunction, md_bases: list[Scenario]) -> list[tuple[dict[str, Any], dict[str, dict[str, Any]]]]:
-    """(a composed ModelReplica as XR, its rendered Objects observed Ready) per deployment base."""
+    """(a composed ModelReplica as XR, its rendered Objects observed Ready, its requirements' answers) per base."""
     out = []
     for s in md_bases:
         xr = next(iter(s.observed.values()))
-        out.append((xr, observed_as_ready(desired(servicer(request(xr))))))
+        cluster = [c for c in s.clusters if c["metadata"]["name"] == xr["spec"]["clusterName"]]
+        required = {"cluster": cluster, "namespace": [s.namespace]}
+        out.append((xr, observed_as_ready(desired(servicer(request(xr, required=required)))), required))
     return out
 
 
@@ -179,7 +181,7 @@ def test_malformed_model_replicas(servicer: RunFunction, mr_bases: list[Any], tm
     @SETTINGS
     @given(st.data())
     def run(data: st.DataObject) -> None:
-        xr, observed = data.draw(st.sampled_from(mr_bases))
+        xr, observed, required = data.draw(st.sampled_from(mr_bases))
         observed = copy.deepcopy(observed)
         if data.draw(st.booleans()):
             what, xr = data.draw(mutations(xr))
@@ -188,7 +190,7 @@ def test_malformed_model_replicas(servicer: RunFunction, mr_bases: list[Any], tm
             key = data.draw(st.sampled_from(sorted(observed)))
             what, observed[key] = data.draw(mutations(observed[key]))
             what = [f"observed: {w}" for w in what]
-        rsp = servicer(request(xr, observed=observed))
+        rsp = servicer(request(xr, observed=observed, required=required))
         if fatal(rsp):
             tally.outcomes["fatal"] += 1
             assert (server_checked(what), list(rsp.desired.resources), what) == (True, [], what)

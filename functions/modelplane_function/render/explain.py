@@ -14,7 +14,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import fleet, names
 from modelplane.errors import SpecError
 from modelplane.model import Cluster
-from modelplane.scheduler import ScheduleResult, schedule
+from modelplane.scheduler import ScheduleResult
 
 from modelplane_function import deployment, requirements
 from modelplane_function.convert import to_dict
@@ -70,7 +70,7 @@ def _scheduled(req: fnv1.RunFunctionRequest) -> tuple[str, deployment.Inputs | N
     except SpecError as e:
         return title, None, f"not scheduled ({e.reason}): {e}"
     try:
-        return title, inputs, schedule(inputs.deployment, inputs.clusters, inputs.replicas)
+        return title, inputs, deployment.schedule_inputs(inputs)
     except SpecError as e:
         return title, inputs, f"not scheduled ({e.reason}): {e}"
 

@@ -180,7 +180,7 @@ class Template(Wire):
 
 
 class DeploymentSpec(Wire):
-    replicas: Int = Field(default=1, ge=0)
+    replicas: Int = Field(default=1, ge=0, le=1024)  # the XRD maximum: every replica is per-item work
     template: Template
     crossplane: dict[str, Any] | None = None  # Crossplane's own machinery on observed XRs
 
