@@ -2,7 +2,16 @@
 
 Each rendered manifest is a provider-kubernetes Object, ready when its observed Ready condition is
 True. The replica is ready when every Object marked as a readiness source (the LLMInferenceService
-Objects) is. When the replica cannot be rendered, the Objects it already composes are kept.
+Objects) is; the composite states that readiness itself, since Crossplane would call a replica
+that composes nothing ready. When the replica cannot be rendered, the Objects it already composes
+are kept.
+
+A ModelReplica is a decision any writer could forge, so the handler checks it against the
+InferenceCluster it names before anything reaches that cluster: the cluster must admit the
+replica's namespace (as the scheduler decides admission), and the replica must go through the
+cluster's own ProviderConfig into its own workload namespace. A replica its cluster does not admit
+composes nothing (its Objects are removed) and says so in ReplicaRendered, which every
+deployment's ledger reads: such a replica holds no capacity.
 """
 
 from __future__ import annotations
@@ -10,15 +19,32 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from crossplane.function import response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api, names
 from modelplane.errors import SpecError
+from modelplane.model import Cluster, ModelReplica
 from modelplane.render import render_notes, render_replica
+from modelplane.scheduler.selectors import admits_namespace
 
-from modelplane_function import notes
+from modelplane_function import bounds, notes, requirements
 from modelplane_function.conditions import Condition, is_ready, report
 from modelplane_function.convert import to_dict, to_struct
 from modelplane_function.keep import keep
+
+CLUSTER = "cluster"
+
+
+class ClusterNotFoundError(SpecError):
+    reason = names.REASON_CLUSTER_NOT_FOUND
+
+
+class NotAdmittedError(SpecError):
+    reason = names.REASON_NAMESPACE_NOT_ADMITTED
+
+
+class NamespaceNotFoundError(SpecError):
+    reason = names.REASON_NAMESPACE_NOT_FOUND
 
 
 def _ready_condition(keys: Sequence[str], observed: Mapping[str, Mapping[str, Any]]) -> Condition:
@@ -35,18 +61,91 @@ def _ready_condition(keys: Sequence[str], observed: Mapping[str, Mapping[str, An
     return Condition(type=names.CONDITION_REPLICA_READY, status="False", reason=names.REASON_NOT_READY, message=message)
 
 
+def _string_at(obj: Mapping[str, Any], *path: str) -> str:
+    value: Any = obj
+    for key in path:
+        value = value.get(key) if isinstance(value, Mapping) else None  # pyright: ignore[reportUnknownMemberType]
+    return value if isinstance(value, str) else ""
+
+
+def _declare(rsp: fnv1.RunFunctionResponse, xr: Mapping[str, Any]) -> tuple[str, ...]:
+    """Require the InferenceCluster the replica names (as parse_replica reads it) and its Namespace."""
+    declared: list[str] = []
+    cluster = _string_at(xr, "metadata", "labels", names.LABEL_CLUSTER) or _string_at(xr, "spec", "clusterName")
+    if cluster:
+        response.require_resources(rsp, CLUSTER, names.API_VERSION, names.KIND_CLUSTER, match_name=cluster)
+        declared.append(CLUSTER)
+    namespace = _string_at(xr, "metadata", "namespace")
+    if namespace:
+        response.require_resources(rsp, requirements.NAMESPACE, "v1", "Namespace", match_name=namespace)
+        declared.append(requirements.NAMESPACE)
+    return tuple(declared)
+
+
+def _checked(req: fnv1.RunFunctionRequest, replica: ModelReplica) -> ModelReplica:
+    """The replica, once its cluster is known to take it; SpecError (or a subclass) says why not."""
+    for what, value in (("deployment", replica.deployment), ("cluster", replica.cluster)):
+        problem = names.label_value_problem(value)
+        if problem is not None:
+            msg = f"{what} name {value[:80]!r}: {problem}"
+            raise SpecError(msg)
+    clusters, invalid = requirements.clusters(req, CLUSTER)
+    cluster: Cluster | None = next((c for c in clusters if c.name == replica.cluster), None)
+    if cluster is None:
+        if replica.cluster in invalid:
+            raise SpecError(invalid[replica.cluster])
+        msg = (
+            f"InferenceCluster {replica.cluster} not found: nothing is rendered, the objects already composed are kept"
+        )
+        raise ClusterNotFoundError(msg)
+    admitted = admits_namespace(cluster, replica.namespace, requirements.namespace_labels(req, replica.namespace))
+    if admitted is None:
+        msg = (
+            f"InferenceCluster {cluster.name} admits namespaces by label and Namespace {replica.namespace} was "
+            "not found: nothing new is rendered, the objects already composed are kept"
+        )
+        raise NamespaceNotFoundError(msg)
+    if not admitted:
+        msg = (
+            f"InferenceCluster {cluster.name} does not admit namespace {replica.namespace} "
+            "(allowedNamespaces, allowedNamespaceSelector): nothing is rendered there"
+        )
+        raise NotAdmittedError(msg)
+    if (replica.provider_config_name, replica.workload_namespace) != (
+        cluster.provider_config_name,
+        cluster.workload_namespace,
+    ):
+        msg = (
+            f"spec.providerConfigRef {replica.provider_config_name!r} and spec.workloadNamespace "
+            f"{replica.workload_namespace!r} must be those of InferenceCluster {cluster.name} "
+            f"({cluster.provider_config_name!r}, {cluster.workload_namespace!r})"
+        )
+        raise SpecError(msg)
+    return replica
+
+
 def handle(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-    xr = to_dict(req.observed.composite.resource)
-    notes.report_ignored(rsp, xr)
     observed = {key: to_dict(r.resource) for key, r in sorted(req.observed.resources.items())}
     try:
-        replica = api.parse_replica(xr)
-        rendered = render_replica(replica)
+        bounds.check(names.KIND_REPLICA, req.observed.composite.resource)
     except SpecError as e:
+        _not_rendered(rsp, {}, observed, e)
+        return
+    xr = to_dict(req.observed.composite.resource)
+    notes.report_ignored(rsp, xr)
+    declared = _declare(rsp, xr)
+    if requirements.unresolved(req, declared):
         keep(rsp, observed)
-        c = Condition(type=names.CONDITION_REPLICA_RENDERED, status="False", reason=e.reason, message=str(e))
-        report(rsp, xr, c, warn=True)
-        report(rsp, xr, _ready_condition(sorted(observed), observed))
+        rsp.desired.composite.ready = fnv1.READY_FALSE
+        return
+    try:
+        replica = _checked(req, api.parse_replica(xr))
+        rendered = render_replica(replica)
+    except NotAdmittedError as e:
+        _not_rendered(rsp, xr, {}, e)  # tenancy wins: what it composes on that cluster goes
+        return
+    except SpecError as e:
+        _not_rendered(rsp, xr, observed, e)
         return
     for obj in rendered:
         desired = rsp.desired.resources[obj.key]
@@ -60,4 +159,21 @@ def handle(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         message=" ".join([f"Rendered {len(rendered)} objects.", *render_notes(replica)]),
     )
     report(rsp, xr, c)
-    report(rsp, xr, _ready_condition(sorted(o.key for o in rendered if o.readiness_source), observed))
+    _report_ready(rsp, xr, _ready_condition(sorted(o.key for o in rendered if o.readiness_source), observed))
+
+
+def _not_rendered(
+    rsp: fnv1.RunFunctionResponse,
+    xr: Mapping[str, Any],
+    kept: Mapping[str, Mapping[str, Any]],
+    e: SpecError,
+) -> None:
+    keep(rsp, kept)
+    c = Condition(type=names.CONDITION_REPLICA_RENDERED, status="False", reason=e.reason, message=str(e))
+    report(rsp, xr, c, warn=True)
+    _report_ready(rsp, xr, _ready_condition(sorted(kept), kept))
+
+
+def _report_ready(rsp: fnv1.RunFunctionResponse, xr: Mapping[str, Any], c: Condition) -> None:
+    report(rsp, xr, c)
+    rsp.desired.composite.ready = fnv1.READY_TRUE if c.status == "True" else fnv1.READY_FALSE

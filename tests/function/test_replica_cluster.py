@@ -11,8 +11,8 @@ from modelplane.render import render_replica
 from modelplane_function import deployment as deployment_handler
 
 from .conftest import as_dict
-from .factories import cluster, deployment, request, resolved, with_ready
-from .wants import condition, replica, response
+from .factories import cluster, deployment, replica_resolved, request, resolved, with_ready
+from .wants import condition, mr_requirements, replica, response
 
 
 def rendered(mr: dict[str, Any]) -> dict[str, tuple[dict[str, Any], bool]]:
@@ -46,8 +46,9 @@ class Case:
 CASES = [
     Case(
         name="a fresh replica renders every object and waits for its LLMInferenceService",
-        req=request(MR),
+        req=request(MR, required=replica_resolved()),
         want=response(
+            requirements=mr_requirements(),
             resources=OBJECTS,
             conditions=[
                 condition("ReplicaRendered", "True", "Rendered", f"Rendered {len(OBJECTS)} objects."),
@@ -62,8 +63,11 @@ CASES = [
     ),
     Case(
         name="objects observed Ready are marked ready and make the replica ready",
-        req=request(MR, observed={key: with_ready(obj) for key, (obj, _) in OBJECTS.items()}),
+        req=request(
+            MR, observed={key: with_ready(obj) for key, (obj, _) in OBJECTS.items()}, required=replica_resolved()
+        ),
         want=response(
+            requirements=mr_requirements(),
             resources={key: (obj, True) for key, (obj, _) in OBJECTS.items()},
             conditions=[
                 condition("ReplicaRendered", "True", "Rendered", f"Rendered {len(OBJECTS)} objects."),
@@ -73,8 +77,11 @@ CASES = [
     ),
     Case(
         name="a replica that cannot be rendered keeps the objects it already has",
-        req=request(NO_MODEL, observed={key: with_ready(obj) for key, (obj, _) in OBJECTS.items()}),
+        req=request(
+            NO_MODEL, observed={key: with_ready(obj) for key, (obj, _) in OBJECTS.items()}, required=replica_resolved()
+        ),
         want=response(
+            requirements=mr_requirements(),
             resources={key: (obj, True) for key, (obj, _) in OBJECTS.items()},
             conditions=[
                 condition("ReplicaRendered", "False", "CannotRender", no_model_message()),

@@ -1,5 +1,8 @@
 """Tenant isolation end to end over gRPC: InferenceCluster allowedNamespaces / allowedNamespaceSelector.
 
+The ModelReplica handler checks admission too (a hand-made replica in a namespace the cluster does not
+admit renders nothing there), and the ledger does not charge such a replica.
+
 The function reads the deployment's Namespace (a declared requirement) for its labels. A cluster
 admits a namespace when it restricts nothing, names it, or selects its labels; a cluster that stops
 admitting a namespace evicts that namespace's replicas as a NoExecute drain does.
@@ -10,13 +13,15 @@ from typing import Any
 
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane import api
 from modelplane.names import replica_name
-from modelplane.scheduler.filters import REASON_NAMESPACE_NOT_ADMITTED
+from modelplane.render import render_replica
+from modelplane.scheduler.filters import REASON_NAMESPACE_NOT_ADMITTED, REASON_NO_CAPACITY
 from modelplane.scheduler.retain import REASON_NAMESPACE_NOT_ADMITTED as REASON_NO_LONGER_ADMITTED
 
 from tests.function.conftest import as_dict
-from tests.function.factories import cluster, deployment, namespace, request, resolved, with_ready
-from tests.function.wants import MD_REQUIREMENTS, condition, placement_entry, replica, response, result
+from tests.function.factories import cluster, deployment, namespace, replica_resolved, request, resolved, with_ready
+from tests.function.wants import MD_REQUIREMENTS, condition, mr_requirements, placement_entry, replica, response, result
 
 from .conftest import RunFunction
 
@@ -242,4 +247,174 @@ def test_the_namespace_is_a_declared_requirement_of_every_call(grpc_function: Ru
         status={"replicas": {"total": 1, "ready": 1}},
         resources={"replica-a-0": (replica("a"), True)},
         requirements=MD_REQUIREMENTS,
+        ready=True,
     )
+
+
+def squatter(cluster_name: str, *, refused: bool = False) -> dict[str, Any]:
+    """A hand-made ModelReplica in namespace team-evil holding the only node of `cluster_name`'s pool."""
+    obj = replica(cluster_name, deployment="squat", namespace="team-evil", gpus=8)
+    if refused:  # what its own handler reports once it found the cluster does not admit team-evil
+        obj["status"] = {
+            "conditions": [{"type": "ReplicaRendered", "status": "False", "reason": "NamespaceNotAdmitted"}]
+        }
+    return obj
+
+
+def private(name: str, **spec: Any) -> dict[str, Any]:
+    obj = cluster(name, nodes=1)
+    obj["spec"].update(spec)
+    return obj
+
+
+def full(name: str) -> dict[str, Any]:
+    """The whole response when cluster `name` (the only one) has no free node."""
+    message = f"Scheduled 0 of 1 replicas; 0/1 clusters are available for the rest: 1 {REASON_NO_CAPACITY}."
+    return response(
+        status={
+            "replicas": {"total": 0, "ready": 0},
+            "placement": [],
+            "unplaced": {
+                "count": 1,
+                "summary": f"0/1 clusters are available: 1 {REASON_NO_CAPACITY}.",
+                "clusters": [
+                    {
+                        "cluster": name,
+                        "reason": REASON_NO_CAPACITY,
+                        "detail": "pool pool: 0 free nodes, engine main needs 1",
+                    }
+                ],
+            },
+        },
+        conditions=[
+            condition("ReplicasScheduled", "False", "InsufficientCapacity", message),
+            condition("ReplicasReady", "False", "ReplicasNotReady", "0 of 1 replicas are ready."),
+        ],
+        results=[result("WARNING", "InsufficientCapacity", message)],
+        requirements=MD_REQUIREMENTS,
+    )
+
+
+LEDGER_CASES = [
+    Case(
+        name="a hand-made replica in a namespace the cluster does not name holds none of its nodes",
+        req=request(
+            deployment(),
+            required=resolved(clusters=[private("a", allowedNamespaces=["team-a"])], replicas=[squatter("a")]),
+        ),
+        want=placed_on("a"),
+    ),
+    Case(
+        name="a replica its own handler found not admitted holds none of a label-admitting cluster's nodes",
+        req=request(
+            deployment(),
+            required=resolved(
+                clusters=[private("a", allowedNamespaceSelector=TENANT)],
+                replicas=[squatter("a", refused=True)],
+                ns=namespace(labels={"tenant": "a"}),
+            ),
+        ),
+        want=placed_on("a"),
+    ),
+    Case(
+        name="a replica whose admission nobody has decided yet still holds its nodes",
+        req=request(
+            deployment(),
+            required=resolved(
+                clusters=[private("a", allowedNamespaceSelector=TENANT)],
+                replicas=[squatter("a")],
+                ns=namespace(labels={"tenant": "a"}),
+            ),
+        ),
+        want=full("a"),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", LEDGER_CASES, ids=lambda c: c.name)
+def test_the_ledger_charges_only_replicas_their_cluster_admits(grpc_function: RunFunction, case: Case) -> None:
+    assert as_dict(grpc_function(case.req)) == case.want
+
+
+MR = replica("a")
+OBJECTS = {o.key: o for o in render_replica(api.parse_replica(MR))}
+SOURCES = sorted(k for k, o in OBJECTS.items() if o.readiness_source)
+NOT_ADMITTED = (
+    "InferenceCluster a does not admit namespace team-a (allowedNamespaces, allowedNamespaceSelector): "
+    "nothing is rendered there"
+)
+FORGED = (
+    "spec.providerConfigRef 'private' and spec.workloadNamespace 'modelplane-workloads' must be those of "
+    "InferenceCluster a ('a', 'modelplane-workloads')"
+)
+
+
+def _forged() -> dict[str, Any]:
+    obj = replica("a")
+    obj["spec"]["providerConfigRef"] = {"name": "private"}
+    return obj
+
+
+def _rendered() -> dict[str, tuple[dict[str, Any], bool]]:
+    return {k: (dict(o.manifest), False) for k, o in OBJECTS.items()}
+
+
+def _waiting() -> dict[str, str]:
+    n = len(SOURCES)
+    return condition(
+        "ReplicaReady", "False", "NotReady", f"0 of {n} serving objects are ready; waiting for {', '.join(SOURCES)}."
+    )
+
+
+REPLICA_CASES = [
+    Case(
+        name="a ModelReplica whose cluster admits its namespace by label is rendered",
+        req=request(
+            MR,
+            required=replica_resolved(
+                clusters=[private("a", allowedNamespaceSelector=TENANT)], ns=namespace(labels={"tenant": "a"})
+            ),
+        ),
+        want=response(
+            resources=_rendered(),
+            conditions=[
+                condition("ReplicaRendered", "True", "Rendered", f"Rendered {len(OBJECTS)} objects."),
+                _waiting(),
+            ],
+            requirements=mr_requirements(),
+        ),
+    ),
+    Case(
+        name="a ModelReplica whose cluster does not admit its namespace renders nothing and drops what it had",
+        req=request(
+            MR,
+            observed={k: with_ready(dict(o.manifest)) for k, o in OBJECTS.items()},
+            required=replica_resolved(clusters=[private("a", allowedNamespaces=["team-b"])]),
+        ),
+        want=response(
+            conditions=[
+                condition("ReplicaRendered", "False", "NamespaceNotAdmitted", NOT_ADMITTED),
+                condition("ReplicaReady", "False", "NotReady", "0 of 0 serving objects are ready."),
+            ],
+            results=[result("WARNING", "NamespaceNotAdmitted", NOT_ADMITTED)],
+            requirements=mr_requirements(),
+        ),
+    ),
+    Case(
+        name="a ModelReplica pointing at another cluster's ProviderConfig renders nothing there",
+        req=request(_forged(), required=replica_resolved()),
+        want=response(
+            conditions=[
+                condition("ReplicaRendered", "False", "InvalidSpec", FORGED),
+                condition("ReplicaReady", "False", "NotReady", "0 of 0 serving objects are ready."),
+            ],
+            results=[result("WARNING", "InvalidSpec", FORGED)],
+            requirements=mr_requirements(),
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", REPLICA_CASES, ids=lambda c: c.name)
+def test_the_model_replica_handler_checks_its_cluster(grpc_function: RunFunction, case: Case) -> None:
+    assert as_dict(grpc_function(case.req)) == case.want
