@@ -25,6 +25,7 @@ from modelplane_function.render import RenderFailure, load, render_documents, re
 from modelplane_function.render import output as output_module
 from modelplane_function.render.explain import clusters_of, fleet_view
 from modelplane_function.render.verdict import Exit, Failure, exit_code, failures
+from modelplane_function.workers import DEFAULT_DEADLINE_SECONDS
 
 _MIB = 1024 * 1024
 
@@ -44,8 +45,8 @@ def main() -> None:
     """Modelplane fleet scheduler: a Crossplane composition function."""
 
 
-async def _serve(address: str, creds: object, options: list[tuple[str, int]]) -> None:
-    srv, _ = await server.start(LoggedRunner(), address, creds=creds, options=options)  # type: ignore[arg-type]
+async def _serve(address: str, creds: object, options: list[tuple[str, int]], runner: LoggedRunner) -> None:
+    srv, _ = await server.start(runner, address, creds=creds, options=options)  # type: ignore[arg-type]
     limits = dict(options)
     logging.get_logger().info(  # once listening: a server that cannot start says only why
         "Serving function",
@@ -54,15 +55,33 @@ async def _serve(address: str, creds: object, options: list[tuple[str, int]]) ->
         transport="insecure" if creds is None else "mTLS",
         max_recv_message_size_mib=limits["grpc.max_receive_message_length"] // _MIB,
         max_send_message_size_mib=limits["grpc.max_send_message_length"] // _MIB,
+        workers=runner.pool.workers if runner.pool is not None else 0,
     )
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, lambda: asyncio.ensure_future(srv.stop(grace=5)))
     await srv.wait_for_termination()
+    await runner.close()
 
 
 @main.command()
 @sdkcli.standard_options
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    envvar="WORKERS",
+    help="Worker processes composing requests in parallel (one request each at a time).",
+)
+@click.option(
+    "--call-deadline",
+    type=click.FloatRange(min=0, min_open=True),
+    default=DEFAULT_DEADLINE_SECONDS,
+    show_default=True,
+    envvar="CALL_DEADLINE",
+    help="Seconds a request may run; past it, its worker is replaced and the answer is a FATAL result.",
+)
 def serve(
     *,
     debug: bool,
@@ -71,13 +90,16 @@ def serve(
     insecure: bool,
     max_recv_message_size: int,
     max_send_message_size: int | None,
+    workers: int,
+    call_deadline: float,
 ) -> None:
     """Serve the function over gRPC (mTLS with --tls-certs-dir; --insecure wins when both are given).
 
     Logs JSON lines on stdout (human-readable with --debug): one at start, one per request with its
     tag, the composite, the duration and the outcome; with --debug also each decision.
     """
-    logging.configure(level=logging.Level.DEBUG if debug else logging.Level.INFO)
+    level = logging.Level.DEBUG if debug else logging.Level.INFO
+    logging.configure(level=level)
     if not insecure and not tls_certs_dir:
         msg = "serving needs --tls-certs-dir (or TLS_SERVER_CERTS_DIR) for mTLS, or --insecure"
         raise click.UsageError(msg)
@@ -88,7 +110,7 @@ def serve(
     ]
     try:
         creds = None if insecure else server.load_credentials(str(tls_certs_dir))
-        asyncio.run(_serve(address, creds, options))
+        asyncio.run(_serve(address, creds, options, LoggedRunner(workers=workers, deadline=call_deadline, level=level)))
     except server.ServeError as e:
         raise click.ClickException(str(e)) from e
 

@@ -2,6 +2,11 @@
 
 The one catch-all of the function lives here: an unexpected exception becomes a single FATAL result
 on a fresh response, so Crossplane changes nothing rather than applying a half-built desired state.
+So does a response over the size Crossplane accepts (limits.py): it would be refused anyway.
+
+`modelplane serve` composes in worker processes (workers.py), so one slow or crashing request
+cannot hold up the others; without workers (offline render, tests) requests are composed on the
+server's event loop, one at a time.
 """
 
 from __future__ import annotations
@@ -16,7 +21,8 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 from modelplane import names
 
-from modelplane_function import cluster, deployment, replica
+from modelplane_function import cluster, deployment, limits, replica
+from modelplane_function.workers import DEFAULT_DEADLINE_SECONDS, CallFailedError, WorkerPool
 
 _HANDLERS = {
     names.KIND_DEPLOYMENT: deployment.handle,
@@ -43,32 +49,76 @@ def _cycle_collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-class FunctionRunner(grpcv1.FunctionRunnerServiceServicer):
-    """Serves every Composition of this repository, dispatching on the composite's kind."""
+def compose(req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
+    """One RunFunction, start to finish; never raises."""
+    fields = req.observed.composite.resource.fields
+    kind = fields["kind"].string_value if "kind" in fields else ""
+    api_version = fields["apiVersion"].string_value if "apiVersion" in fields else ""
+    handler = _HANDLERS.get(kind) if api_version == names.API_VERSION else None
+    if handler is None:
+        rsp = response.to(req)
+        response.fatal(rsp, f"function-modelplane does not compose {api_version} {kind}")
+        return rsp
+    log = logging.get_logger()
+    try:
+        rsp = response.to(req)
+        with _cycle_collector_paused():
+            handler(req, rsp)
+    except Exception as e:  # the one boundary where a bug becomes a FATAL result
+        log.exception("unexpected error", kind=kind)
+        rsp = response.to(req)
+        response.fatal(rsp, f"internal error composing {kind}: {type(e).__name__}: {e}")
+        return rsp
+    size = rsp.ByteSize()
+    if size > limits.MAX_RESPONSE_BYTES:
+        rsp = response.to(req)
+        response.fatal(
+            rsp,
+            f"the response composing {kind} is {limits.mib(size)}, over the {limits.mib(limits.MAX_RESPONSE_BYTES)} "
+            "Crossplane accepts: nothing was changed",
+        )
+    return rsp
 
-    def __init__(self) -> None:
+
+class FunctionRunner(grpcv1.FunctionRunnerServiceServicer):
+    """Serves every Composition of this repository, dispatching on the composite's kind.
+
+    `workers` > 0 composes in that many worker processes, each call under `deadline` seconds.
+    """
+
+    def __init__(
+        self,
+        *,
+        workers: int = 0,
+        deadline: float = DEFAULT_DEADLINE_SECONDS,
+        level: logging.Level = logging.Level.INFO,
+    ) -> None:
         self.log = logging.get_logger()
+        self.pool = WorkerPool(workers=workers, deadline=deadline, level=level) if workers > 0 else None
 
     async def RunFunction(
         self,
         request: fnv1.RunFunctionRequest,
         context: grpc.aio.ServicerContext | None,  # noqa: ARG002 - part of the gRPC method signature
     ) -> fnv1.RunFunctionResponse:
-        req = request
-        fields = req.observed.composite.resource.fields
-        kind = fields["kind"].string_value if "kind" in fields else ""
-        api_version = fields["apiVersion"].string_value if "apiVersion" in fields else ""
-        handler = _HANDLERS.get(kind) if api_version == names.API_VERSION else None
-        if handler is None:
-            rsp = response.to(req)
-            response.fatal(rsp, f"function-modelplane does not compose {api_version} {kind}")
-            return rsp
+        if self.pool is None:
+            return compose(request)
         try:
-            rsp = response.to(req)
-            with _cycle_collector_paused():
-                handler(req, rsp)
-        except Exception as e:  # the one boundary where a bug becomes a FATAL result
-            self.log.exception("unexpected error", kind=kind)
-            rsp = response.to(req)
-            response.fatal(rsp, f"internal error composing {kind}: {type(e).__name__}: {e}")
-        return rsp
+            data = await self.pool.run(request.SerializeToString())
+        except CallFailedError as e:
+            fields = request.observed.composite.resource.fields
+            kind = fields["kind"].string_value if "kind" in fields else ""
+            self.log.warning("call failed", kind=kind, problem=str(e))
+            rsp = response.to(request)
+            response.fatal(rsp, f"composing {kind} failed: {e}; nothing was changed")
+            return rsp
+        return fnv1.RunFunctionResponse.FromString(data)
+
+    async def start(self) -> None:
+        """Wait for the workers, if any, to be ready."""
+        if self.pool is not None:
+            await self.pool.start()
+
+    async def close(self) -> None:
+        if self.pool is not None:
+            await self.pool.close()

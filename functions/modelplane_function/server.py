@@ -10,7 +10,10 @@ silently sharing it with another process.
 
 from __future__ import annotations
 
+import re
+import ssl
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -19,18 +22,45 @@ from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 from crossplane.function.proto.v1beta1 import run_function_pb2_grpc as grpcv1beta1
 from grpc_reflection.v1alpha import reflection
 
+from modelplane_function.fn import FunctionRunner
+
 
 class ServeError(RuntimeError):
     """The server cannot start (address in use, unreadable certificates)."""
 
 
 def load_credentials(tls_certs_dir: str) -> grpc.ServerCredentials:
-    """mTLS server credentials from tls.crt, tls.key and ca.crt (the SDK's loader, with a clear error)."""
+    """mTLS server credentials from tls.crt, tls.key and ca.crt (the SDK's loader, with a clear error).
+
+    grpc takes any bytes as PEM here and only fails when binding the port, with nothing but "Failed
+    to bind": the files are parsed first, so a broken certificate is reported as one.
+    """
     try:
-        return runtime.load_credentials(tls_certs_dir)
+        creds = runtime.load_credentials(tls_certs_dir)
     except OSError as e:
         msg = f"cannot load TLS certificates from {tls_certs_dir}: {e.strerror}: {e.filename}"
         raise ServeError(msg) from e
+    certs = Path(tls_certs_dir)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    try:
+        context.load_cert_chain(certs / "tls.crt", certs / "tls.key")
+    except ssl.SSLError as e:
+        msg = (
+            f"cannot load TLS certificates from {tls_certs_dir}: tls.crt and tls.key are not a PEM certificate "
+            f"and its private key ({_said(e)})"
+        )
+        raise ServeError(msg) from e
+    try:
+        context.load_verify_locations(cafile=certs / "ca.crt")
+    except ssl.SSLError as e:
+        msg = f"cannot load TLS certificates from {tls_certs_dir}: ca.crt is not a PEM CA certificate ({_said(e)})"
+        raise ServeError(msg) from e
+    return creds
+
+
+def _said(e: ssl.SSLError) -> str:
+    """OpenSSL's complaint without the interpreter's source location."""
+    return re.sub(r"\s*\(_ssl\.c:\d+\)$", "", str(e.reason or e.strerror or e))
 
 
 async def start(
@@ -40,7 +70,12 @@ async def start(
     creds: grpc.ServerCredentials | None,
     options: Sequence[tuple[str, Any]] = (),
 ) -> tuple[grpc.aio.Server, int]:
-    """Start serving on `address` (mTLS with `creds`, plaintext without); return the server and its port."""
+    """Start serving on `address` (mTLS with `creds`, plaintext without); return the server and its port.
+
+    A FunctionRunner's workers are started first, so the first call does not wait for them.
+    """
+    if isinstance(servicer, FunctionRunner):
+        await servicer.start()
     server = grpc.aio.server(options=[*options, ("grpc.so_reuseport", 0)])
     grpcv1.add_FunctionRunnerServiceServicer_to_server(servicer, server)
     grpcv1beta1.add_FunctionRunnerServiceServicer_to_server(runtime.BetaFunctionRunner(wrapped=servicer), server)

@@ -161,6 +161,7 @@ class CannotStart:
     args: tuple[str, ...]
     want: str  # the last line on stderr; "{port}" and "{dir}" are filled in
     code: int = 1  # click: 1 for an error, 2 for a usage error
+    files: tuple[tuple[str, str], ...] = ()  # written into {dir} first
 
 
 CANNOT_START = [
@@ -175,6 +176,13 @@ CANNOT_START = [
         want="Error: cannot load TLS certificates from {dir}: No such file or directory: {dir}/tls.crt",
     ),
     CannotStart(
+        name="certificates that are not PEM are reported as such, not as an address in use",
+        args=("--tls-certs-dir", "{dir}", "--address", "127.0.0.1:0"),
+        files=(("tls.crt", "garbage"), ("tls.key", "garbage"), ("ca.crt", "garbage")),
+        want="Error: cannot load TLS certificates from {dir}: tls.crt and tls.key are not a PEM certificate and its "
+        "private key ([SSL] PEM lib)",
+    ),
+    CannotStart(
         name="neither TLS nor --insecure is asked for",
         args=("--address", "127.0.0.1:0"),
         want="Error: serving needs --tls-certs-dir (or TLS_SERVER_CERTS_DIR) for mTLS, or --insecure",
@@ -185,6 +193,8 @@ CANNOT_START = [
 
 @pytest.mark.parametrize("case", CANNOT_START, ids=lambda c: c.name)
 def test_serve_exits_non_zero_with_a_message_when_it_cannot_start(tmp_path: Path, case: CannotStart) -> None:
+    for name, text in case.files:
+        (tmp_path / name).write_text(text)
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()

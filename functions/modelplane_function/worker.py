@@ -1,0 +1,37 @@
+"""A worker process of `modelplane serve` (see workers.py): compose each request it is sent.
+
+Run as `python -m modelplane_function.worker REQUESTS_FD RESPONSES_FD LEVEL`. It writes one empty
+frame when it is ready, then answers every request frame with a response frame until its request
+pipe closes. Logs go to the inherited stderr and stdout, as the server's do.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Sequence
+
+from crossplane.function import logging
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+
+from modelplane_function.fn import compose
+from modelplane_function.workers import receive, send
+
+
+def main(argv: Sequence[str]) -> int:
+    requests_fd, responses_fd, level = argv
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server shuts its workers down; ^C is for it
+    logging.configure(level=logging.Level[level])
+    with os.fdopen(int(requests_fd), "rb") as requests, os.fdopen(int(responses_fd), "wb") as responses:
+        send(responses, b"")
+        while True:
+            try:
+                data = receive(requests)
+            except EOFError:
+                return 0
+            send(responses, compose(fnv1.RunFunctionRequest.FromString(data)).SerializeToString())
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,132 @@
+"""`modelplane serve`'s worker processes: no single request stalls or takes down the others (real gRPC).
+
+A heavy request (1,024 replicas with 40 env vars each: about a second of composing) and a light one
+are sent together; with two workers the light answer comes back first. A request past the deadline
+is answered FATAL (Crossplane changes nothing) and its worker replaced; a worker killed mid-request
+costs only that request; workers that died while idle are replaced before anyone notices.
+Ordering and outcomes are asserted, never durations; tests/load/isolation.py prints the figures.
+"""
+
+import os
+import signal
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import Any
+
+import grpc
+import pytest
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
+from modelplane_function import server
+from modelplane_function.fn import FunctionRunner
+
+from tests.function.conftest import Loop, as_dict
+from tests.function.factories import cluster, deployment, request, resolved
+
+ENV = [{"name": f"VAR_{i}", "value": "x" * 60} for i in range(40)]
+
+
+def heavy() -> fnv1.RunFunctionRequest:
+    xr = deployment(replicas=1024)
+    xr["spec"]["template"]["spec"]["engines"][0]["members"][0]["template"]["spec"]["containers"][0]["env"] = ENV
+    return request(xr, required=resolved(clusters=[cluster("a", nodes=1100)]))
+
+
+def light() -> fnv1.RunFunctionRequest:
+    return request(cluster("a"))
+
+
+@contextmanager
+def serving(*, deadline: float) -> Iterator[tuple[FunctionRunner, Callable[[fnv1.RunFunctionRequest], Any]]]:
+    loop = Loop()
+    runner = FunctionRunner(workers=2, deadline=deadline)
+    srv, port = loop.run(server.start(runner, "127.0.0.1:0", creds=None))
+    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+    stub = grpcv1.FunctionRunnerServiceStub(channel)
+    try:
+        yield runner, lambda req: stub.RunFunction(req, timeout=60)
+    finally:
+        channel.close()
+        loop.run(srv.stop(grace=None))
+        loop.run(runner.close())
+        loop.close()
+
+
+def fatal(rsp: fnv1.RunFunctionResponse) -> list[str]:
+    return [r.message for r in rsp.results if r.severity == fnv1.SEVERITY_FATAL]
+
+
+def published(rsp: fnv1.RunFunctionResponse) -> list[str]:
+    return [c.reason for c in rsp.conditions]
+
+
+def in_background(call: Callable[[fnv1.RunFunctionRequest], Any], done: list[str]) -> Future[Any]:
+    """The heavy request on another thread; `done` gets "heavy" when it is answered."""
+    future = ThreadPoolExecutor(max_workers=1).submit(call, heavy())
+    future.add_done_callback(lambda _: done.append("heavy"))
+    return future
+
+
+Served = tuple[FunctionRunner, Callable[[fnv1.RunFunctionRequest], Any]]
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[Served]:
+    """Two workers with a deadline no test request reaches."""
+    with serving(deadline=60) as s:
+        yield s
+
+
+def test_a_light_request_is_answered_while_a_heavy_one_is_composed(served: Served) -> None:
+    _, call = served
+    done: list[str] = []
+    heavy_call = in_background(call, done)
+    time.sleep(0.2)  # let the heavy request reach its worker
+    got = published(call(light()))
+    done.append("light")
+    assert (got, fatal(heavy_call.result(timeout=60)), done) == (["Published"], [], ["light", "heavy"])
+
+
+def test_a_request_past_its_deadline_changes_nothing_and_its_worker_is_replaced() -> None:
+    with serving(deadline=0.2) as (runner, call):
+        before = set(runner.pool.pids)  # type: ignore[union-attr]
+        late = call(heavy())
+        after = published(call(light()))
+        replaced = len(before - set(runner.pool.pids))  # type: ignore[union-attr]
+    assert (as_dict(late)["desired"], fatal(late), after, replaced) == (
+        {},
+        [
+            "composing ModelDeployment failed: it was still running after the 0.2 s deadline, and was stopped; nothing was changed"
+        ],
+        ["Published"],
+        1,
+    )
+
+
+def test_a_worker_killed_mid_request_costs_only_that_request(served: Served) -> None:
+    runner, call = served
+    idle = set(runner.pool.pids)  # type: ignore[union-attr]
+    done: list[str] = []
+    heavy_call = in_background(call, done)
+    deadline = time.monotonic() + 30
+    while not idle - set(runner.pool.pids) and time.monotonic() < deadline:  # type: ignore[union-attr]
+        time.sleep(0.01)  # until the heavy request has taken a worker
+    (busy,) = idle - set(runner.pool.pids)  # type: ignore[union-attr]
+    os.kill(busy, signal.SIGKILL)
+    killed = fatal(heavy_call.result(timeout=60))
+    after = published(call(light()))
+    assert (killed, after) == (
+        ["composing ModelDeployment failed: the worker composing it exited (code -9); nothing was changed"],
+        ["Published"],
+    )
+
+
+def test_workers_that_died_while_idle_are_replaced_unnoticed(served: Served) -> None:
+    runner, call = served
+    for pid in runner.pool.pids:  # type: ignore[union-attr]
+        os.kill(pid, signal.SIGKILL)
+    time.sleep(0.2)
+    got = [published(call(light())) for _ in range(3)]
+    assert got == [["Published"]] * 3
