@@ -116,11 +116,17 @@ def drive(
 
 
 def rss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    msg = f"no VmRSS for pid {pid}"
-    raise RuntimeError(msg)
+    """Resident memory of the server and its worker processes (serve composes in children)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    total = 0
+    for p in [pid, *map(int, children)]:
+        for line in Path(f"/proc/{p}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1])
+    if total == 0:
+        msg = f"no VmRSS for pid {pid}"
+        raise RuntimeError(msg)
+    return total
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -162,7 +168,7 @@ def _run(args: argparse.Namespace, channels: list[grpc.Channel], pid: int) -> in
         errors += len(drive(calls, reqs, step).errors)
         marks.append(rss_kib(pid))
     half = len(marks) // 2
-    print(f"server RSS (MiB) every {step} calls: " + " ".join(f"{m / 1024:.1f}" for m in marks))
+    print(f"server + worker RSS (MiB) every {step} calls: " + " ".join(f"{m / 1024:.1f}" for m in marks))
     print(
         f"memory over {args.soak} calls: {base / 1024:.1f} -> {marks[-1] / 1024:.1f} MiB "
         f"({(marks[-1] - base) / 1024:+.1f}); second half {(marks[-1] - marks[half]) / 1024:+.1f} MiB; "
