@@ -52,6 +52,11 @@ class AttributeType(StrEnum):
     VERSION = "version"
 
 
+# KServe minor versions whose presets replicas can be rendered for, oldest first; a cluster that
+# declares none gets the newest (render/launch.py says how each launches vLLM).
+KSERVE_VERSIONS = ("0.16", "0.17", "0.18", "0.19", "0.20")
+
+
 # --- selectors, taints ------------------------------------------------------------------
 
 
@@ -209,6 +214,7 @@ class Cluster:
     topology_required_level: str | None = None
     topology_preferred_level: str | None = None
     pools: tuple[NodePool, ...] = ()
+    kserve_version: str | None = None  # one of KSERVE_VERSIONS; None = the newest
 
 
 # --- placements and replicas ------------------------------------------------------------
@@ -279,6 +285,7 @@ class ModelReplica:
     # server has not stored the object yet), and whether it is being deleted.
     created: str | None = None
     deleting: bool = False
+    kserve_version: str | None = None  # its cluster's, copied at placement; None = the newest
 
     def node_cost_by_pool(self) -> Mapping[str, int]:
         """Nodes this replica holds per pool: pods x copies of every member that claims a DRA device."""

@@ -216,6 +216,7 @@ def test_a_cluster_reads_published_gpu_pools_over_spec_node_pools() -> None:
         default_queue="serving",
         topology="rack-topology",
         topology_required_level="example.com/rack",
+        kserve_version="0.17",
         pools=(
             m.NodePool(
                 name="h200",
@@ -430,6 +431,7 @@ ROUND_TRIPS = [
             topology_required_level="example.com/rack",
             topology_preferred_level="example.com/block",
             labels={"tier": "prod", "app.kubernetes.io/name": "llm"},
+            kserve_version="0.16",
         ),
     ),
     RoundTrip("a replica with no model", replica(model=None, labels={"a": "b"})),
@@ -812,6 +814,33 @@ ERROR_CASES = [
             },
         },
         "spec.nodePools[0].devices[0].capacity.memory.value: String should have at most 64 characters",
+    ),
+    ErrorCase(
+        "a KServe version replicas cannot be rendered for",
+        parse_cluster,
+        {"metadata": {"name": "c"}, "spec": {"kserve": {"version": "v0.18"}}},
+        "spec.kserve.version: KServe 'v0.18' is not a version replicas can be rendered for: "
+        "use one of 0.16, 0.17, 0.18, 0.19, 0.20 (a quoted minor version)",
+    ),
+    ErrorCase(
+        "an unquoted KServe version",
+        parse_cluster,
+        {"metadata": {"name": "c"}, "spec": {"kserve": {"version": 0.2}}},
+        'spec.kserve.version: 0.2 is a number (YAML reads 0.20 as 0.2): write the version quoted, e.g. "0.20"',
+    ),
+    ErrorCase(
+        "a replica for a KServe version replicas cannot be rendered for",
+        parse_replica,
+        {
+            "metadata": {"name": "r", "namespace": "a"},
+            "spec": {
+                "clusterName": "c",
+                "kserve": {"version": "0.21"},
+                "engines": [{"name": "e", "members": [{"nodePoolName": "p", "template": pod()}]}],
+            },
+        },
+        "spec.kserve.version: KServe '0.21' is not a version replicas can be rendered for: "
+        "use one of 0.16, 0.17, 0.18, 0.19, 0.20 (a quoted minor version)",
     ),
 ]
 

@@ -121,6 +121,7 @@ def replica(
     tolerations: tuple[Toleration, ...] = (),
     router: Mapping[str, Any] | None = None,
     base_refs: tuple[str, ...] = (),
+    kserve_version: str | None = None,
 ) -> ModelReplica:
     return ModelReplica(
         namespace=namespace,
@@ -137,4 +138,5 @@ def replica(
         tolerations=tolerations,
         router=router,
         base_refs=base_refs,
+        kserve_version=kserve_version,
     )

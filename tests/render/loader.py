@@ -83,4 +83,5 @@ def load_replica(raw: Mapping[str, Any]) -> ModelReplica:
         topology_required_level=raw.get("requiredTopologyLevel"),
         topology_preferred_level=raw.get("preferredTopologyLevel"),
         labels=raw.get("labels", {}),
+        kserve_version=raw.get("kserveVersion"),
     )

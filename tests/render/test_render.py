@@ -1,7 +1,7 @@
 """render_replica as a whole: what it refuses, and that input order never changes its output."""
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import pytest
@@ -86,6 +86,36 @@ ERRORS = [
         replica(engines=(engine(members=leader_worker(nodes=3), parallelism=Parallelism(pipeline=8)),)),
         "engine main: parallelism makes KServe start 8 pod(s) per copy, but 1 leader + 3 worker.nodes: "
         "set pipeline to 4 or leave it out",
+    ),
+    ErrorCase(
+        "a KServe version whose presets we do not know",
+        replica(kserve_version="0.21"),
+        "KServe '0.21' is not a version replicas can be rendered for (supported: 0.16, 0.17, 0.18, 0.19, 0.20): "
+        "set the InferenceCluster's spec.kserve.version to one",
+    ),
+    ErrorCase(
+        "args for a 0.16 gang whose VLLM_ADDITIONAL_ARGS comes from a reference",
+        replica(
+            kserve_version="0.16",
+            engines=(
+                engine(
+                    members=tuple(
+                        replace(
+                            m,
+                            template=container_template(
+                                args=("--enforce-eager",),
+                                env=(
+                                    {"name": "VLLM_ADDITIONAL_ARGS", "valueFrom": {"configMapKeyRef": {"name": "x"}}},
+                                ),
+                            ),
+                        )
+                        for m in leader_worker(nodes=1)
+                    )
+                ),
+            ),
+        ),
+        "KServe 0.16's multi-node presets take extra vLLM args only from VLLM_ADDITIONAL_ARGS, which the engine "
+        "sets from a reference: put the args there too, or write them as a value",
     ),
 ]
 

@@ -236,6 +236,31 @@ class Kai(Wire):
         return self
 
 
+class KServe(Wire):
+    """The KServe a cluster runs: its presets decide how the engine's args must be rendered."""
+
+    version: str | None = None
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _quoted(cls, version: object) -> object:
+        if isinstance(version, int | float) and not isinstance(version, bool):
+            msg = f'{version} is a number (YAML reads 0.20 as 0.2): write the version quoted, e.g. "0.20"'
+            raise ValueError(msg)
+        return version
+
+    @field_validator("version")
+    @classmethod
+    def _supported(cls, version: str | None) -> str | None:
+        if version is not None and version not in m.KSERVE_VERSIONS:
+            msg = (
+                f"KServe {version!r} is not a version replicas can be rendered for: "
+                f"use one of {', '.join(m.KSERVE_VERSIONS)} (a quoted minor version)"
+            )
+            raise ValueError(msg)
+        return version
+
+
 class ClusterSpec(Wire):
     cluster: ClusterSource | None = None  # Modelplane's provisioning: accepted, no effect here
     taints: tuple[Taint, ...] | None = Field(default=None, max_length=32)
@@ -244,6 +269,7 @@ class ClusterSpec(Wire):
     provider_config_ref: NameRef | None = None
     workload_namespace: str = Field(default="modelplane-workloads", min_length=1, max_length=63, pattern=DNS_LABEL)
     kai: Kai | None = None
+    kserve: KServe | None = None
     node_pools: tuple[NodePool, ...] | None = Field(default=None, max_length=16)
     crossplane: dict[str, Any] | None = None  # Crossplane's own machinery on observed XRs
 
@@ -311,4 +337,5 @@ def parse_cluster(obj: Mapping[str, Any], *, devices: MutableMapping[str, Any] |
         topology_required_level=kai.required_topology_level,
         topology_preferred_level=kai.preferred_topology_level,
         pools=tuple(p.to_domain() for p in sorted(pools or (), key=lambda p: p.name)),
+        kserve_version=spec.kserve.version if spec.kserve else None,
     )

@@ -22,7 +22,7 @@ from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from modelplane import model as m
 from modelplane.api._wire import Count, Observed, Wire, dump, maybe, unique, validate
-from modelplane.api.cluster import Condition
+from modelplane.api.cluster import Condition, KServe
 from modelplane.api.common import DeviceConstraint, ModelSpec, NameRef, Parallelism, Serving, Toleration, Worker
 from modelplane.api.deployment import DNS_LABEL, check_member_roles, check_phases, metadata, worker_nodes
 from modelplane.api.pod import PodTemplate
@@ -164,6 +164,7 @@ class ReplicaSpec(Wire):
     serving: Serving | None = None
     tolerations: tuple[Toleration, ...] | None = Field(default=None, max_length=32)
     scheduling: ReplicaScheduling = Field(default_factory=lambda: ReplicaScheduling(queue="default"))
+    kserve: KServe | None = None  # the cluster's, as the scheduler copied it; absent = the newest
     engines: tuple[ReplicaEngine, ...] = Field(min_length=1, max_length=8)
     model_cache_ref: NameRef | None = None  # Modelplane's ModelCache: accepted, no effect here (api.compat)
     crossplane: dict[str, Any] | None = None  # Crossplane's own machinery on observed XRs
@@ -213,6 +214,7 @@ def parse_replica(obj: Mapping[str, Any]) -> m.ModelReplica:
         topology_preferred_level=scheduling.preferred_topology_level,
         labels={k: v for k, v in sorted(labels.items()) if not k.startswith(MACHINERY_PREFIXES)},
         ready=any(c.type == "Ready" and c.status == "True" for c in status.conditions or ()),
+        kserve_version=spec.kserve.version if spec.kserve else None,
     )
 
 
@@ -260,6 +262,7 @@ def replica_manifest(replica: m.ModelReplica) -> dict[str, Any]:
             required_topology_level=replica.topology_required_level,
             preferred_topology_level=replica.topology_preferred_level,
         ),
+        kserve=KServe(version=replica.kserve_version) if replica.kserve_version else None,
         engines=tuple(ReplicaEngine.from_domain(e) for e in replica.engines),
     )
     labels = {

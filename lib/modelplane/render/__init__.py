@@ -7,7 +7,11 @@ is ordered by key). It returns, per replica:
   the replica in PrefillDecode mode (keyed by its Decode engine); these are the readiness sources;
 - `claim-<engine>-<role>-<digest>`: a DRA ResourceClaimTemplate per member that resolved device
   requests;
-- `podgroup`: the KAI PodGroup gang-scheduling the whole replica.
+- `podgroup`: the KAI PodGroup gang-scheduling the whole replica (not for KServe 0.16, whose pods
+  cannot be labelled to join it: see `llmis`).
+
+The replica's `kserve_version` (its cluster's) picks how args reach vLLM (`launch`); a version this
+renderer does not know is a RenderError.
 
 Names on the workload cluster come from `names.workload_name` over (deployment namespace,
 deployment, index, cluster, engine, role, ...): always hash-suffixed, so they never collide between
@@ -28,9 +32,9 @@ and a StatefulSet name may have at most 52 characters because its pods carry
 indices up to 63 (64 copies) that leaves 52 - 18 - 3 = 31. Every other KServe child name is
 `kmeta.ChildName(<name>, <suffix>)`, valid at any length.
 
-A spec that cannot be rendered (no model, a member shape other than Standalone or Leader+Worker,
-parallelism KServe or vLLM would refuse, PrefillDecode without exactly one engine per phase or
-without a router scheduler) raises RenderError (reason CannotRender); nothing is half rendered.
+A spec that cannot be rendered (no model, an unknown KServe version, a member shape other than
+Standalone or Leader+Worker, parallelism KServe or vLLM would refuse, PrefillDecode without exactly
+one engine per phase or without a router scheduler) raises RenderError (reason CannotRender); nothing is half rendered.
 `render_notes` says what a rendered replica still needs from the cluster.
 """
 
@@ -44,7 +48,8 @@ from modelplane.render import parallelism
 from modelplane.render.args import tensor_parallel_size
 from modelplane.render.claims import resource_claim_template
 from modelplane.render.labels import digest, llmis_metadata_labels
-from modelplane.render.llmis import Workload, llm_inference_service, members, workload
+from modelplane.render.launch import convention
+from modelplane.render.llmis import Workload, llm_inference_service, members, model_spec, workload
 from modelplane.render.pod import user_args
 from modelplane.render.podgroup import pod_group
 from modelplane.render.rendered import RenderedObject, RenderError
@@ -106,13 +111,14 @@ def _checked(replica: ModelReplica) -> tuple[ModelRef, list[PlacedEngine]]:
 
 
 def _shape(w: Workload) -> dict[str, Any]:
-    """What of a workload KServe cannot update in place: its pod labels and its group size."""
-    return {"labels": w.spec["labels"], "size": parallelism.group_size(w.parallelism)}
+    """What of a workload KServe cannot update in place: its pod labels (none on 0.16) and its group size."""
+    return {"labels": w.spec.get("labels"), "size": parallelism.group_size(w.parallelism)}
 
 
 def render_replica(replica: ModelReplica) -> tuple[RenderedObject, ...]:
     """Every manifest the replica needs on its cluster, wrapped and ordered by key."""
     model, engines = _checked(replica)
+    kserve = convention(replica.kserve_version)
     identity = _identity(replica)
     object_labels = {**replica.labels, **identity}
     pod_group_name = _name(replica, "podgroup")
@@ -147,7 +153,7 @@ def render_replica(replica: ModelReplica) -> tuple[RenderedObject, ...]:
     def claim_name(engine: PlacedEngine, member: PlacedMember) -> str | None:
         return claim_names.get((engine.name, member.role))
 
-    def workload_of(engine: PlacedEngine) -> Workload:
+    def workload_of(engine: PlacedEngine, *, decode: bool = False) -> Workload:
         return workload(
             engine,
             claim_name=claim_name,
@@ -155,12 +161,15 @@ def render_replica(replica: ModelReplica) -> tuple[RenderedObject, ...]:
             pod_group=pod_group_name,
             identity={**identity, names.LABEL_ENGINE: engine.name},
             tolerations=replica.tolerations,
+            convention=kserve,
+            model_name=model_spec(model)["name"],
+            decode=decode,
         )
 
     llmis_router = router(replica.serving_mode, replica.router)
     for main_engine, prefill_engine in _workloads(replica, engines):
-        main = workload_of(main_engine)
         prefill = workload_of(prefill_engine) if prefill_engine is not None else None
+        main = workload_of(main_engine, decode=prefill is not None)
         shape = digest({"main": _shape(main), "prefill": _shape(prefill) if prefill else None})
         labels = object_labels if prefill is not None else {**object_labels, names.LABEL_ENGINE: main_engine.name}
         secret = storage_secret(model, (*main.members, *(prefill.members if prefill else ())))
@@ -177,7 +186,8 @@ def render_replica(replica: ModelReplica) -> tuple[RenderedObject, ...]:
         )
         add(f"llmis-{main_engine.name}-{shape}", manifest, readiness_source=True)
 
-    add("podgroup", pod_group(replica, name=pod_group_name, labels=object_labels))
+    if kserve.pod_metadata:
+        add("podgroup", pod_group(replica, name=pod_group_name, labels=object_labels))
     return tuple(sorted(rendered, key=lambda r: r.key))
 
 
@@ -190,6 +200,13 @@ def _pipeline_preset(replica: ModelReplica, engine: PlacedEngine) -> str:
 def render_notes(replica: ModelReplica) -> tuple[str, ...]:
     """What a renderable replica still needs from its cluster, one sentence each (empty when nothing)."""
     notes: list[str] = []
+    if not convention(replica.kserve_version).pod_metadata:
+        notes.append(
+            f"KServe {replica.kserve_version} cannot label or annotate the pods it creates, so KAI's pod-grouper "
+            f"groups them itself in KAI's default queue (default-queue): queue {replica.queue}, the priority class "
+            "and the replica's all-or-nothing gang do not apply, and no PodGroup is rendered; KServe 0.17 or later "
+            "applies them."
+        )
     for engine in sorted(replica.engines, key=lambda e: e.name):
         main, _ = members(engine)
         p = parallelism.resolve(engine, tensor_hint=tensor_parallel_size(user_args(main)), launched=())

@@ -13,8 +13,9 @@ preset since v0.18). So the container's args are extra flags, and:
   holds such a character, so vLLM receives exactly what the user wrote (a JSON `--kv-transfer-config`
   included). Plain flags stay as they are.
 
-A user `command` replaces the launcher (no eval), so its args pass through unchanged. (Before v0.18
-the single-node presets ran vLLM without a shell: a quoted arg would arrive with its quotes there.)
+A user `command` replaces the launcher (no eval), so its args pass through unchanged. Before 0.18
+the single-node presets ran vLLM without a shell, where a quoted arg would arrive with its quotes:
+`launch` decides per KServe version whether args are quoted.
 """
 
 from __future__ import annotations

@@ -16,6 +16,11 @@ annotation because KAI's pod-grouper reads it from annotations only (KAI
 pkg/podgrouper/pod_controller.go `shouldSkipPodGrouper`, v0.15+); as a label it is ignored and the
 pod-grouper regroups every pod into a PodGroup of its own.
 
+KServe 0.16 has no workload `labels`/`annotations` (they arrive in 0.17; 0.16 copies only Kueue and
+CNI keys from the LLMIS metadata onto pods, KS v0.16.0 workload_single_node.go
+`propagateDeploymentMetadata`): for a 0.16 cluster (`Convention.pod_metadata`) neither is rendered,
+so the pods carry no KAI wiring and KAI's pod-grouper groups them itself.
+
 `spec.model.name` defaults to the URI without its scheme (`hf://Qwen/Qwen3-8B` -> `Qwen/Qwen3-8B`):
 KServe would otherwise serve the model under the generated object name.
 
@@ -35,6 +40,7 @@ from modelplane.model import ModelRef, Parallelism, PlacedEngine, PlacedMember, 
 from modelplane.render import parallelism
 from modelplane.render.args import tensor_parallel_size
 from modelplane.render.labels import user_pod_labels
+from modelplane.render.launch import DECODE_PORT, PORT, Convention, Launcher
 from modelplane.render.pod import pod_spec, template_metadata, user_args, uses_preset_launcher
 from modelplane.render.rendered import RenderError
 
@@ -90,8 +96,11 @@ def workload(
     pod_group: str,
     identity: Mapping[str, str],
     tolerations: tuple[Toleration, ...],
+    convention: Convention,
+    model_name: str,
+    decode: bool = False,
 ) -> Workload:
-    """The LLMIS workload of an engine."""
+    """The LLMIS workload of an engine (`decode`: the main workload of a PrefillDecode LLMIS)."""
     main, worker = members(engine)
     pods = (main,) if worker is None else (main, worker)
     resolved = parallelism.resolve(
@@ -110,22 +119,27 @@ def workload(
         KAI_POD_GROUP_ANNOTATION: pod_group,
         KAI_SKIP_PODGROUPER_ANNOTATION: "true",
     }
-    # KServe's single-node presets pass parallelism.tensor to vLLM only from v0.20 (kserve#5782);
-    # the flag in the args makes v0.18 and v0.19 shard too (v0.20 then passes the same value twice).
-    flags = (f"--tensor-parallel-size={resolved.tensor}",) if worker is None and resolved.tensor else ()
-    spec: dict[str, Any] = {
-        "replicas": engine.copies,
-        "labels": dict(sorted(labels.items())),
-        "annotations": dict(sorted(annotations.items())),
-        "template": pod_spec(
-            main, claim_template=claim_name(engine, main), tolerations=tolerations, preset_flags=flags
-        ),
-    }
+    launcher = Launcher(
+        convention=convention,
+        multi_node=worker is not None,
+        model_name=model_name,
+        port=DECODE_PORT if decode else PORT,
+        tensor=resolved.tensor,
+    )
+    spec: dict[str, Any] = {"replicas": engine.copies}
+    if convention.pod_metadata:
+        spec["labels"] = dict(sorted(labels.items()))
+        spec["annotations"] = dict(sorted(annotations.items()))
+    spec["template"] = pod_spec(
+        main, claim_template=claim_name(engine, main), tolerations=tolerations, launcher=launcher
+    )
     par = parallelism.manifest(resolved)
     if par:
         spec["parallelism"] = par
     if worker is not None:
-        spec["worker"] = pod_spec(worker, claim_template=claim_name(engine, worker), tolerations=tolerations)
+        spec["worker"] = pod_spec(
+            worker, claim_template=claim_name(engine, worker), tolerations=tolerations, launcher=launcher
+        )
     return Workload(spec=spec, parallelism=resolved, members=pods)
 
 

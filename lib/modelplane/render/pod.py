@@ -2,9 +2,8 @@
 
 From the member's curated template: the container named `engine` becomes KServe's serving
 container `main` (env, resources, ...; `command` only when the user wrote one; args minus the flags
-the preset launcher sets, quoted for its `eval`, see `args`, after any flags the caller puts first),
-and the other PodSpec fields
-(imagePullSecrets, ...) pass through. KServe merges `main` over its preset's container (strategic
+the preset launcher sets, in the form the cluster's KServe presets take them, see `launch`), and the
+other PodSpec fields (imagePullSecrets, ...) pass through. KServe merges `main` over its preset's container (strategic
 merge by container name; lists such as args replaced, maps such as securityContext merged).
 
 Image and security context: without an image the preset's image runs (llm-d's vLLM build, non-root,
@@ -36,7 +35,8 @@ from typing import Any, cast
 
 from modelplane import names
 from modelplane.model import PlacedMember, Toleration
-from modelplane.render.args import extra_args, shell_words
+from modelplane.render.args import extra_args
+from modelplane.render.launch import Launcher
 
 ENGINE_CONTAINER = "engine"  # the container name in the curated template
 SERVING_CONTAINER = "main"  # KServe's preset container name (strategic-merge key)
@@ -78,11 +78,8 @@ def uses_preset_launcher(member: PlacedMember) -> bool:
     return "command" not in _engine_container(as_mapping(member.template.get("spec")))
 
 
-def serving_container(member: PlacedMember, *, preset_flags: tuple[str, ...] = ()) -> dict[str, Any]:
-    """KServe's `main` container built from the member's `engine` container.
-
-    `preset_flags` go first in the args when the preset launches vLLM (not with a user command).
-    """
+def serving_container(member: PlacedMember, *, launcher: Launcher) -> dict[str, Any]:
+    """KServe's `main` container built from the member's `engine` container, for `launcher`'s preset."""
     user = _engine_container(as_mapping(member.template.get("spec")))
     container: dict[str, Any] = {k: v for k, v in user.items() if k not in {"name", "command", "args"}}
     container["name"] = SERVING_CONTAINER
@@ -91,11 +88,13 @@ def serving_container(member: PlacedMember, *, preset_flags: tuple[str, ...] = (
     user_args = [str(a) for a in as_list(user.get("args"))]
     if "command" in user:
         container["command"] = user["command"]
-        args = user_args  # the user's own launcher: nothing of the preset's applies
+        args: Sequence[str] = user_args  # the user's own launcher: nothing of the preset's applies
     else:
-        args = [*preset_flags, *shell_words(extra_args(user_args))]
+        args, env = launcher.forward(extra_args(user_args), as_list(user.get("env")))
+        if env is not None:
+            container["env"] = env
     if args:
-        container["args"] = args
+        container["args"] = list(args)
     if member.device_requests:
         resources = dict(as_mapping(user.get("resources")))
         claims = [c for c in as_list(resources.get("claims")) if as_mapping(c).get("name") != CLAIM_NAME]
@@ -121,12 +120,12 @@ def pod_spec(
     *,
     claim_template: str | None,
     tolerations: tuple[Toleration, ...] = (),
-    preset_flags: tuple[str, ...] = (),
+    launcher: Launcher,
 ) -> dict[str, Any]:
     """The member's PodSpec with the placement and gang wiring."""
     template_spec = as_mapping(member.template.get("spec"))
     spec: dict[str, Any] = {k: v for k, v in template_spec.items() if k != "containers"}
-    spec["containers"] = [serving_container(member, preset_flags=preset_flags), *_split(template_spec)[1]]
+    spec["containers"] = [serving_container(member, launcher=launcher), *_split(template_spec)[1]]
     spec["nodeSelector"] = {**as_mapping(spec.get("nodeSelector")), names.LABEL_POOL: member.pool}
     wanted = [*as_list(spec.get("tolerations")), *(toleration(t) for t in tolerations), dict(GPU_TOLERATION)]
     spec["tolerations"] = [t for i, t in enumerate(wanted) if t not in wanted[:i]]

@@ -59,4 +59,5 @@ def build_replica(
         topology_preferred_level=cluster.topology_preferred_level,
         labels=deployment.template_labels,
         ready=ready,
+        kserve_version=cluster.kserve_version,
     )
