@@ -34,7 +34,8 @@ indices up to 63 (64 copies) that leaves 52 - 18 - 3 = 31. Every other KServe ch
 
 A spec that cannot be rendered (no model, an unknown KServe version, a member shape other than
 Standalone or Leader+Worker, parallelism KServe or vLLM would refuse, PrefillDecode without exactly
-one engine per phase or without a router scheduler) raises RenderError (reason CannotRender); nothing is half rendered.
+one engine per phase or without a router scheduler) raises RenderError (reason CannotRender);
+nothing is half rendered.
 `render_notes` says what a rendered replica still needs from the cluster.
 """
 
@@ -201,10 +202,11 @@ def render_notes(replica: ModelReplica) -> tuple[str, ...]:
     """What a renderable replica still needs from its cluster, one sentence each (empty when nothing)."""
     notes: list[str] = []
     if not convention(replica.kserve_version).pod_metadata:
+        priority = f", priority class {replica.priority_class_name}" if replica.priority_class_name else ""
         notes.append(
             f"KServe {replica.kserve_version} cannot label or annotate the pods it creates, so KAI's pod-grouper "
-            f"groups them itself in KAI's default queue (default-queue): queue {replica.queue}, the priority class "
-            "and the replica's all-or-nothing gang do not apply, and no PodGroup is rendered; KServe 0.17 or later "
+            f"groups them itself in KAI's default queue (default-queue): queue {replica.queue}{priority} and the "
+            "replica's all-or-nothing gang do not apply, and no PodGroup is rendered; KServe 0.17 or later "
             "applies them."
         )
     for engine in sorted(replica.engines, key=lambda e: e.name):

@@ -3,8 +3,9 @@
 From the member's curated template: the container named `engine` becomes KServe's serving
 container `main` (env, resources, ...; `command` only when the user wrote one; args minus the flags
 the preset launcher sets, in the form the cluster's KServe presets take them, see `launch`), and the
-other PodSpec fields (imagePullSecrets, ...) pass through. KServe merges `main` over its preset's container (strategic
-merge by container name; lists such as args replaced, maps such as securityContext merged).
+other PodSpec fields (imagePullSecrets, ...) pass through. KServe merges `main` over its preset's
+container (strategic merge by container name; lists such as args replaced, maps such as
+securityContext merged).
 
 Image and security context: without an image the preset's image runs (llm-d's vLLM build, non-root,
 matching the preset's `runAsNonRoot: true`). With an image the user's runs, and since the common
