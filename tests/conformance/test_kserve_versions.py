@@ -17,24 +17,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from modelplane.model import KSERVE_VERSIONS, ModelReplica
+from modelplane.model import KSERVE_VERSIONS
 from modelplane.render import render_replica
 from modelplane.render.args import extra_args
 from modelplane.render.pod import user_args
 
 from tests.conformance import examples, kserve, launchers
-from tests.conformance.test_preset_args import HOSTILE, WORKLOADS, _argv, _member, _shapes, _workload
-
-
-def _llmis(r: ModelReplica) -> dict[str, Any]:
-    return next(o for o in render_replica(r) if o.readiness_source).manifest["spec"]["forProvider"]["manifest"]
+from tests.conformance.shapes import HOSTILE, WORKLOADS, member_of, real_argv, rendered_llmis, replica_shapes, workload
 
 
 def _intended(version: str, llmis: dict[str, Any], path: str, user: list[str], workdir: Path) -> list[str]:
     """The preset's own argv with our tensor flag (single node) and the user's args where it forwards args."""
     own = launchers.vllm_argv(version, llmis, path, workdir, ours=False)
     shape = launchers.shape_of(llmis, path)
-    tensor = (_workload(llmis, path) or {}).get("parallelism", {}).get("tensor")
+    tensor = (workload(llmis, path) or {}).get("parallelism", {}).get("tensor")
     ours = [f"--tensor-parallel-size={tensor}"] if shape.role == "single" and tensor else []
     at = len(own) - launchers.user_args_at(version, shape)
     return [*own[:at], *ours, *user, *own[at:]]
@@ -44,7 +40,7 @@ def _check(version: str, llmis: dict[str, Any], user_of: Any, workdir: Path) -> 
     got: dict[str, Any] = {}
     want: dict[str, Any] = {}
     for path in WORKLOADS:
-        if _workload(llmis, path) is None:
+        if workload(llmis, path) is None:
             continue
         got[path] = launchers.vllm_argv(version, llmis, path, workdir)
         want[path] = _intended(version, llmis, path, user_of(path), workdir)
@@ -56,7 +52,7 @@ def test_every_example_reaches_vllm_on_its_clusters_kserve(example: str, index: 
     llmis = examples.llmis(example, index)
     r = examples.replica_of(example, llmis)
     version = r.kserve_version or KSERVE_VERSIONS[-1]
-    got, want = _check(version, llmis, lambda path: list(extra_args(user_args(_member(r, llmis, path)))), tmp_path)
+    got, want = _check(version, llmis, lambda path: list(extra_args(user_args(member_of(r, llmis, path)))), tmp_path)
     assert got == want
 
 
@@ -69,8 +65,8 @@ def test_hostile_args_reach_vllm_unchanged_on_every_version(version: str, kind: 
     args = list(HOSTILE[kind])
     got: dict[str, Any] = {}
     want: dict[str, Any] = {}
-    for shape, r in _shapes(tuple(args)).items():
-        g, w = _check(version, _llmis(replace(r, kserve_version=version)), lambda _path: args, tmp_path)
+    for shape, r in replica_shapes(tuple(args)).items():
+        g, w = _check(version, rendered_llmis(replace(r, kserve_version=version)), lambda _path: args, tmp_path)
         got |= {f"{shape}: {p}": v for p, v in g.items()}
         want |= {f"{shape}: {p}": v for p, v in w.items()}
     assert got == want
@@ -93,12 +89,12 @@ def test_the_model_of_the_newest_presets_agrees_with_the_real_ones(kind: str, tm
 
     got: dict[str, Any] = {}
     want: dict[str, Any] = {}
-    for shape, r in _shapes(tuple(HOSTILE[kind])).items():
-        llmis = _llmis(r)
+    for shape, r in replica_shapes(tuple(HOSTILE[kind])).items():
+        llmis = rendered_llmis(r)
         for path in WORKLOADS:
-            if _workload(llmis, path) is None:
+            if workload(llmis, path) is None:
                 continue
-            real = _argv(llmis, path, tmp_path)
+            real = real_argv(llmis, path, tmp_path)
             got[f"{shape}: {path}"] = facts(launchers.vllm_argv(KSERVE_VERSIONS[-1], llmis, path, tmp_path))
             want[f"{shape}: {path}"] = facts(real)
     assert got == want
@@ -114,7 +110,7 @@ V016_PREFILL = {"parallelism", "replicas", "template", "worker"}
 @pytest.mark.parametrize("version", KSERVE_VERSIONS)
 def test_each_version_gets_only_fields_its_api_has_and_a_podgroup_only_when_pods_can_join_it(version: str) -> None:
     got: dict[str, Any] = {}
-    for shape, r in _shapes(("--enforce-eager",)).items():
+    for shape, r in replica_shapes(("--enforce-eager",)).items():
         objects = render_replica(replace(r, kserve_version=version))
         manifests = [o.manifest["spec"]["forProvider"]["manifest"] for o in objects]
         llmis = next(m for m in manifests if m["kind"] == "LLMInferenceService")

@@ -7,64 +7,16 @@ user's args, unchanged: for every example, and for args full of what the presets
 otherwise re-parse. Multi-node shapes run the leader and the worker scripts with LWS's env.
 """
 
-import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
-from modelplane.model import ModelReplica, Parallelism, Phase, PlacedEngine, PlacedMember, Role, ServingMode
-from modelplane.render import render_replica
 from modelplane.render.args import extra_args
 from modelplane.render.pod import user_args
 
 from tests.conformance import examples, kserve
-from tests.render.factories import container_template, engine, leader_worker, member, replica, standalone
-
-WORKLOADS = ("template", "worker", "prefill.template", "prefill.worker")
-
-
-def _workload(llmis: dict[str, Any], path: str) -> dict[str, Any] | None:
-    node: Any = llmis["spec"]
-    for part in path.split(".")[:-1]:
-        node = node.get(part)
-        if node is None:
-            return None
-    return node if path.rsplit(".", maxsplit=1)[-1] in node else None
-
-
-def _lws_env(workload: dict[str, Any], path: str) -> dict[str, str]:
-    if "worker" not in workload:
-        return {}
-    size = kserve.group_size(workload.get("parallelism"))
-    return kserve.lws_env(worker_index=1 if path.endswith("worker") else 0, size=size)
-
-
-_BASELINES: dict[str, list[str]] = {}
-
-
-def _argv(llmis: dict[str, Any], path: str, workdir: Path, *, without_args: bool = False) -> list[str]:
-    container = kserve.rendered_container(llmis, path)
-    if without_args:
-        container.pop("args", None)
-    workload = _workload(llmis, path)
-    assert workload is not None
-    env = _lws_env(workload, path)
-    if not without_args:
-        return kserve.launch(container, workdir, env=env)
-    key = json.dumps([container, env], sort_keys=True)  # the preset's own part, the same for every arg list
-    if key not in _BASELINES:
-        _BASELINES[key] = kserve.launch(container, workdir, env=env)
-    return _BASELINES[key]
-
-
-def _member(r: ModelReplica, llmis: dict[str, Any], path: str) -> PlacedMember:
-    workload = _workload(llmis, path)
-    assert workload is not None
-    engine_name = workload["labels"]["modelplane.ai/engine"]
-    eng = next(e for e in r.engines if e.name == engine_name)
-    roles = (Role.WORKER,) if path.endswith("worker") else (Role.STANDALONE, Role.LEADER)
-    return next(m for m in eng.members if m.role in roles)
+from tests.conformance.shapes import HOSTILE, WORKLOADS, member_of, real_argv, rendered_llmis, replica_shapes, workload
+from tests.render.factories import replica
 
 
 def _ours(workload: dict[str, Any]) -> list[str]:
@@ -105,70 +57,22 @@ def test_every_example_reaches_vllm_as_written(example: str, index: int, tmp_pat
     got: dict[str, Any] = {}
     want: dict[str, Any] = {}
     for path in WORKLOADS:
-        workload = _workload(llmis, path)
-        if workload is None:
+        w = workload(llmis, path)
+        if w is None:
             continue
-        argv = _argv(llmis, path, tmp_path)
-        baseline = _argv(llmis, path, tmp_path, without_args=True)
-        got[path] = _seen(argv, baseline, workload)
-        p = workload.get("parallelism", {})
+        argv = real_argv(llmis, path, tmp_path)
+        baseline = real_argv(llmis, path, tmp_path, without_args=True)
+        got[path] = _seen(argv, baseline, w)
+        p = w.get("parallelism", {})
         want[path] = {
             "command": ["serve", "/mnt/models"],
             "served-model-name": [llmis["spec"]["model"]["name"]],
             "tensor": str(p["tensor"]) if "tensor" in p else None,
             "data": str(p["data"]) if p.get("data") else None,
             "expert": bool(p.get("expert")),
-            "user args": [*_ours(workload), *extra_args(user_args(_member(r, llmis, path)))],
+            "user args": [*_ours(w), *extra_args(user_args(member_of(r, llmis, path)))],
         }
     assert got == want
-
-
-HOSTILE = {
-    "JSON": ['--kv-transfer-config={"kv_connector":"NixlConnector","kv_role":"kv_both"}', "--hf-overrides", "{}"],
-    "spaces": ["--chat-template", "{% for m in messages %} {{ m.content }} {% endfor %}", "--served-x= a  b "],
-    "quotes": ["--x='single'", '--y="double"', "--z=it's", '--w="', ""],
-    "dollars and backticks": ["--x=$HOME", "--y=${PATH}", "--z=$(id)", "--w=`id`", "--v=$'\\n'"],
-    "braces": ["--x={a,b}", "--y={1..3}", "{}", "--z=}{"],
-    "backslashes": ["--x=a\\b", "--y=\\\\", "--z=\\n", "--w=end\\"],
-    "globs": ["--x=*", "--y=?", "--z=[ab]", "/*"],
-    "newlines and tabs": ["--x=a\nb", "--y=\t", "--z=line\n"],
-    "shell operators": ["--x=a;b", "--y=a|b", "--z=a&&b", "--w=>out", "--v=#comment", "--u=!x"],
-}
-
-
-def _gang(args: tuple[str, ...], name: str = "main", phase: Phase | None = None) -> PlacedEngine:
-    leader, worker = leader_worker(nodes=1)
-    return engine(
-        name,
-        phase=phase,
-        members=(
-            replace(leader, template=container_template(args=args)),
-            replace(worker, template=container_template(args=args)),
-        ),
-    )
-
-
-def _shapes(args: tuple[str, ...]) -> dict[str, ModelReplica]:
-    single = (member(requests=standalone(gpu_count=2)[0].device_requests, args=args),)
-    pd = ServingMode.PREFILL_DECODE
-    return {
-        "single node": replica(engines=(engine(members=single),)),
-        "prefill/decode": replica(
-            serving_mode=pd,
-            engines=(
-                engine("decode", phase=Phase.DECODE, members=single),
-                engine("prefill", phase=Phase.PREFILL, members=single),
-            ),
-        ),
-        "multi-node data parallel": replica(engines=(_gang(args),)),
-        "multi-node prefill and decode": replica(
-            serving_mode=pd,
-            engines=(_gang(args, "decode", Phase.DECODE), _gang(args, "prefill", Phase.PREFILL)),
-        ),
-        "multi-node expert off": replica(
-            engines=(replace(_gang(args), parallelism=Parallelism(expert=False)),),
-        ),
-    }
 
 
 @pytest.mark.parametrize("kind", sorted(HOSTILE))
@@ -177,14 +81,14 @@ def test_hostile_args_reach_vllm_unchanged(kind: str, tmp_path: Path) -> None:
     args = tuple(HOSTILE[kind])
     got: dict[str, list[str]] = {}
     want: dict[str, list[str]] = {}
-    for shape, r in _shapes(args).items():
-        llmis = next(o for o in render_replica(r) if o.readiness_source).manifest["spec"]["forProvider"]["manifest"]
+    for shape, r in replica_shapes(args).items():
+        llmis = rendered_llmis(r)
         for path in WORKLOADS:
-            workload = _workload(llmis, path)
-            if workload is not None:
-                argv = _argv(llmis, path, tmp_path)
-                got[f"{shape}: {path}"] = argv[len(_argv(llmis, path, tmp_path, without_args=True)) :]
-                want[f"{shape}: {path}"] = [*_ours(workload), *args]
+            w = workload(llmis, path)
+            if w is not None:
+                argv = real_argv(llmis, path, tmp_path)
+                got[f"{shape}: {path}"] = argv[len(real_argv(llmis, path, tmp_path, without_args=True)) :]
+                want[f"{shape}: {path}"] = [*_ours(w), *args]
     assert got == want
     assert len(got) == 11  # every shape's every workload ran
 
@@ -192,7 +96,7 @@ def test_hostile_args_reach_vllm_unchanged(kind: str, tmp_path: Path) -> None:
 def test_an_unquoted_json_arg_is_mangled_by_the_preset(tmp_path: Path) -> None:
     """Why quoting matters: the preset's eval strips quotes and brace-expands a raw JSON arg."""
     kserve.require_presets()
-    llmis = next(o for o in render_replica(replica()) if o.readiness_source).manifest["spec"]["forProvider"]["manifest"]
+    llmis = rendered_llmis(replica())
     container = kserve.rendered_container(llmis, "template")
     container["args"] = ['--kv-transfer-config={"kv_connector":"NixlConnector","kv_role":"kv_both"}']
     baseline = len(kserve.launch({**container, "args": []}, tmp_path))
