@@ -104,6 +104,12 @@ def test_dump_all_writes_block_yaml_with_sorted_keys() -> None:
     assert got == "---\na: 'x: y'\nb:\n  y:\n  - 1\n  - two\n---\nc: null\n"
 
 
+def test_dump_all_prints_a_shared_value_in_full_without_anchors() -> None:
+    env = [{"name": "HF_TOKEN", "value": "x"}]  # an input written with a YAML alias shares it
+    got = yamlio.dump_all([{"a": env, "b": env}])
+    assert got == "---\na:\n- name: HF_TOKEN\n  value: x\nb:\n- name: HF_TOKEN\n  value: x\n"
+
+
 # --- the block-style reader against PyYAML ----------------------------------------------------
 
 _TEXT = st.text(alphabet="abcXYZ019 -._/:", max_size=10) | st.text(

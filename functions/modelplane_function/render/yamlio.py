@@ -38,6 +38,13 @@ _CLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _CDumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
+class _Dumper(_CDumper):  # type: ignore[misc, valid-type]
+    """The C dumper without anchors: an input that shared a list (a YAML alias) prints it in full."""
+
+    def ignore_aliases(self, data: Any) -> bool:  # noqa: ARG002 - PyYAML's hook signature
+        return True
+
+
 class _Loader(_CLoader):  # type: ignore[misc, valid-type]
     """A safe loader resolving each distinct plain scalar once (the result depends on the text only)."""
 
@@ -224,6 +231,6 @@ def encode_all(text: str) -> list[Doc]:
 def dump_all(docs: Sequence[Mapping[str, Any]]) -> str:
     """A YAML stream, `---` before each document, keys sorted, block style, no line folding."""
     return "".join(
-        "---\n" + yaml.dump(dict(d), Dumper=_CDumper, sort_keys=True, default_flow_style=False, width=1 << 20)
+        "---\n" + yaml.dump(dict(d), Dumper=_Dumper, sort_keys=True, default_flow_style=False, width=1 << 20)
         for d in docs
     )
