@@ -6,7 +6,9 @@ So does a response over the size Crossplane accepts (limits.py): it would be ref
 
 `modelplane serve` composes in worker processes (workers.py), so one slow or crashing request
 cannot hold up the others; without workers (offline render, tests) requests are composed on the
-server's event loop, one at a time.
+server's event loop, one at a time. The server hands FunctionRunner.run the request's bytes and
+sends the bytes it returns: with workers, the main process never parses a request (peek.py reads
+the little it needs when a worker fails).
 """
 
 from __future__ import annotations
@@ -18,11 +20,16 @@ from contextlib import contextmanager
 import grpc
 from crossplane.function import logging, response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
+from google.protobuf.message import DecodeError
 from modelplane import names
 
-from modelplane_function import cluster, deployment, limits, replica
-from modelplane_function.workers import DEFAULT_DEADLINE_SECONDS, CallFailedError, WorkerPool
+from modelplane_function import cluster, deployment, limits, peek, replica
+from modelplane_function.workers import (
+    DEFAULT_DEADLINE_SECONDS,
+    CallFailedError,
+    UnreadableRequestError,
+    WorkerPool,
+)
 
 _HANDLERS = {
     names.KIND_DEPLOYMENT: deployment.handle,
@@ -80,7 +87,7 @@ def compose(req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
     return rsp
 
 
-class FunctionRunner(grpcv1.FunctionRunnerServiceServicer):
+class FunctionRunner:
     """Serves every Composition of this repository, dispatching on the composite's kind.
 
     `workers` > 0 composes in that many worker processes, each call under `deadline` seconds.
@@ -96,23 +103,44 @@ class FunctionRunner(grpcv1.FunctionRunnerServiceServicer):
         self.log = logging.get_logger()
         self.pool = WorkerPool(workers=workers, deadline=deadline, level=level) if workers > 0 else None
 
+    async def run(self, request: bytes) -> bytes:
+        """A serialized RunFunctionResponse to a serialized request, as the server sends it.
+
+        UnreadableRequestError when the bytes are not a RunFunctionRequest.
+        """
+        if self.pool is None:
+            try:
+                parsed = fnv1.RunFunctionRequest.FromString(request)
+            except DecodeError as e:
+                raise UnreadableRequestError(str(e)) from e
+            return compose(parsed).SerializeToString()
+        try:
+            return await self.pool.run(request)
+        except CallFailedError as e:
+            return self._failed(request, e).SerializeToString()
+
+    def _failed(self, request: bytes, problem: CallFailedError) -> fnv1.RunFunctionResponse:
+        """The FATAL answer to a request its worker did not answer (peeked at, never parsed whole)."""
+        try:
+            slim = peek.request(request)
+        except DecodeError as e:
+            raise UnreadableRequestError(str(e)) from e
+        fields = slim.observed.composite.resource.fields
+        kind = fields["kind"].string_value if "kind" in fields else ""
+        self.log.warning("call failed", kind=kind, problem=str(problem))
+        rsp = response.to(slim)
+        response.fatal(rsp, f"composing {kind} failed: {problem}; nothing was changed")
+        return rsp
+
     async def RunFunction(
         self,
         request: fnv1.RunFunctionRequest,
         context: grpc.aio.ServicerContext | None,  # noqa: ARG002 - part of the gRPC method signature
     ) -> fnv1.RunFunctionResponse:
+        """The same call on messages, for in-process callers (tests, benchmarks); the server uses run()."""
         if self.pool is None:
             return compose(request)
-        try:
-            data = await self.pool.run(request.SerializeToString())
-        except CallFailedError as e:
-            fields = request.observed.composite.resource.fields
-            kind = fields["kind"].string_value if "kind" in fields else ""
-            self.log.warning("call failed", kind=kind, problem=str(e))
-            rsp = response.to(request)
-            response.fatal(rsp, f"composing {kind} failed: {e}; nothing was changed")
-            return rsp
-        return fnv1.RunFunctionResponse.FromString(data)
+        return fnv1.RunFunctionResponse.FromString(await self.run(request.SerializeToString()))
 
     async def start(self) -> None:
         """Wait for the workers, if any, to be ready."""

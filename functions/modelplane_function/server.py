@@ -1,11 +1,15 @@
 """The gRPC server, shared by `modelplane serve`, `modelplane render` and the tests.
 
-It registers what the SDK's runtime.serve registers (the v1 service, the v1beta1 service through the
-SDK's BetaFunctionRunner, and server reflection) but returns the started server instead of blocking,
-so callers can bind port 0 and learn the port. Two differences from the SDK: with --insecure the
-certificates are not loaded at all (insecure wins, as the function spec says, and nothing is bound
-twice), and SO_REUSEPORT is off, so starting on a port that is already in use fails instead of
-silently sharing it with another process.
+It serves what the SDK's runtime.serve serves (RunFunction of the v1 and v1beta1 services, and
+server reflection) but returns the started server instead of blocking, so callers can bind port 0
+and learn the port. Differences from the SDK: RunFunction is registered without a request
+deserializer or response serializer, so gRPC hands over the request's bytes and sends the bytes
+the FunctionRunner returns (the main process of `modelplane serve` never parses a 23 MiB fleet
+only to serialize it again for a worker; v1beta1 shares v1's wire format, so both are served
+alike, where the SDK converts every v1beta1 message through a parse and a serialization); with
+--insecure the certificates are not loaded at all (insecure wins, as the function spec says, and
+nothing is bound twice); and SO_REUSEPORT is off, so starting on a port that is already in use
+fails instead of silently sharing it with another process.
 """
 
 from __future__ import annotations
@@ -17,12 +21,16 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from crossplane.function import runtime
-from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
-from crossplane.function.proto.v1beta1 import run_function_pb2_grpc as grpcv1beta1
+from crossplane.function import logging, runtime
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from crossplane.function.proto.v1beta1 import run_function_pb2 as fnv1beta1
 from grpc_reflection.v1alpha import reflection
 
 from modelplane_function.fn import FunctionRunner
+from modelplane_function.workers import UnreadableRequestError
+
+# The services whose RunFunction this server answers: one wire format, two package names.
+SERVICES = tuple(m.DESCRIPTOR.services_by_name["FunctionRunnerService"].full_name for m in (fnv1, fnv1beta1))
 
 
 class ServeError(RuntimeError):
@@ -63,8 +71,21 @@ def _said(e: ssl.SSLError) -> str:
     return re.sub(r"\s*\(_ssl\.c:\d+\)$", "", str(e.reason or e.strerror or e))
 
 
+def _run_function(runner: FunctionRunner) -> grpc.RpcMethodHandler:
+    """RunFunction on bytes: no deserializer or serializer, so gRPC passes them through untouched."""
+
+    async def run_function(request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> bytes:
+        try:
+            return await runner.run(request)
+        except UnreadableRequestError as e:
+            logging.get_logger().warning("Refused a request that is not a RunFunctionRequest", problem=str(e))
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"the request is not a RunFunctionRequest: {e}")
+
+    return grpc.unary_unary_rpc_method_handler(run_function)
+
+
 async def start(
-    servicer: grpcv1.FunctionRunnerServiceServicer,
+    runner: FunctionRunner,
     address: str,
     *,
     creds: grpc.ServerCredentials | None,
@@ -72,13 +93,13 @@ async def start(
 ) -> tuple[grpc.aio.Server, int]:
     """Start serving on `address` (mTLS with `creds`, plaintext without); return the server and its port.
 
-    A FunctionRunner's workers are started first, so the first call does not wait for them.
+    The runner's workers, if any, are started first, so the first call does not wait for them.
     """
-    if isinstance(servicer, FunctionRunner):
-        await servicer.start()
+    await runner.start()
     server = grpc.aio.server(options=[*options, ("grpc.so_reuseport", 0)])
-    grpcv1.add_FunctionRunnerServiceServicer_to_server(servicer, server)
-    grpcv1beta1.add_FunctionRunnerServiceServicer_to_server(runtime.BetaFunctionRunner(wrapped=servicer), server)
+    handlers = {"RunFunction": _run_function(runner)}
+    for service in SERVICES:
+        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, handlers),))
     reflection.enable_server_reflection(runtime.SERVICE_NAMES, server)
     try:
         port = server.add_secure_port(address, creds) if creds is not None else server.add_insecure_port(address)

@@ -3,10 +3,10 @@
 The gRPC server runs one asyncio loop. Composing on it (converting the fleet, scheduling,
 evaluating CEL) blocks every other call for as long as one request takes, and threads would not
 help: the GIL and long native calls hold everyone else up just the same. Here the loop only moves
-bytes. Each request is written to an idle worker process (`python -m modelplane_function.worker`,
-length-prefixed frames over a pipe pair), which composes it and writes the response back, so N
-workers serve N requests at once on N cores and a heavy request delays only the requests queued
-behind all of them.
+bytes: the request exactly as gRPC received it goes to an idle worker process (`python -m
+modelplane_function.worker`, length-prefixed frames over a pipe pair), which parses it, composes it
+and writes the serialized response back, which gRPC sends as it is. N workers serve N requests at
+once on N cores, and a heavy request delays only the requests queued behind all of them.
 
 A request still running at its deadline has its worker killed (and replaced) and gets a FATAL
 result, which Crossplane treats as "change nothing"; a worker that dies (a fault in a native
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
 import os
 import struct
 import subprocess
@@ -30,29 +31,40 @@ from crossplane.function import logging
 
 DEFAULT_DEADLINE_SECONDS = 20.0  # Crossplane gives a whole reconcile, up to 6 calls, 2 minutes
 _START_SECONDS = 120.0  # a worker's imports, on a loaded machine
-_HEADER = struct.Struct(">Q")
+_HEADER = struct.Struct(">BQ")  # the frame's kind, then its length
+
+
+class Frame(enum.IntEnum):
+    READY = 0  # worker -> server, once, empty: imports done
+    REQUEST = 1  # server -> worker: a serialized RunFunctionRequest
+    RESPONSE = 2  # worker -> server: the serialized RunFunctionResponse
+    UNREADABLE = 3  # worker -> server: the request did not parse; why, as UTF-8
 
 
 class CallFailedError(RuntimeError):
     """A request got no response from its worker: past the deadline, or the worker died."""
 
 
-def send(out: BinaryIO, data: bytes) -> None:
-    out.write(_HEADER.pack(len(data)))
+class UnreadableRequestError(ValueError):
+    """The request's bytes are not a RunFunctionRequest (gRPC status INVALID_ARGUMENT)."""
+
+
+def send(out: BinaryIO, kind: Frame, data: bytes) -> None:
+    out.write(_HEADER.pack(kind, len(data)))
     out.write(data)
     out.flush()
 
 
-def receive(source: BinaryIO) -> bytes:
+def receive(source: BinaryIO) -> tuple[Frame, bytes]:
     """One frame; EOFError when the other side is gone."""
     header = source.read(_HEADER.size)
     if len(header) < _HEADER.size:
         raise EOFError
-    (size,) = _HEADER.unpack(header)
+    kind, size = _HEADER.unpack(header)
     data = source.read(size)
     if len(data) < size:
         raise EOFError
-    return data
+    return Frame(kind), data
 
 
 class _Worker:
@@ -76,8 +88,8 @@ class _Worker:
         self.responses: BinaryIO = os.fdopen(responses_read, "rb")
         self.started = False
 
-    def call(self, request: bytes) -> bytes:
-        send(self.requests, request)
+    def call(self, request: bytes) -> tuple[Frame, bytes]:
+        send(self.requests, Frame.REQUEST, request)
         return receive(self.responses)
 
     def stop(self) -> None:
@@ -109,7 +121,10 @@ class WorkerPool:
         await asyncio.gather(*(self._start(w) for w in self._idle if not w.started))
 
     async def run(self, request: bytes) -> bytes:
-        """The serialized response to a serialized request; CallFailedError when there is none."""
+        """The serialized response to a serialized request.
+
+        CallFailedError when there is none; UnreadableRequestError when the request does not parse.
+        """
         async with self._slots:
             worker = self._idle.pop()  # the one that finished last: its caches are warmest
             try:
@@ -146,11 +161,14 @@ class WorkerPool:
             msg = f"it was still running after the {self._deadline:g} s deadline, and was stopped"
             raise CallFailedError(msg)
         try:
-            return reply.result()
+            kind, data = reply.result()
         except (EOFError, OSError) as e:
             code = await loop.run_in_executor(self._io, worker.process.wait)
             msg = f"the worker composing it exited (code {code})"
             raise CallFailedError(msg) from e
+        if kind is Frame.UNREADABLE:
+            raise UnreadableRequestError(data.decode())
+        return data
 
     async def _replace(self, worker: _Worker) -> _Worker:
         loop = asyncio.get_running_loop()

@@ -3,7 +3,8 @@
 A heavy request (1,024 replicas with 40 env vars each: about a second of composing) and a light one
 are sent together; with two workers the light answer comes back first. A request past the deadline
 is answered FATAL (Crossplane changes nothing) and its worker replaced; a worker killed mid-request
-costs only that request; workers that died while idle are replaced before anyone notices.
+costs only that request; bytes that are not a request are refused and the worker that read them
+keeps serving; workers that died while idle are replaced before anyone notices.
 Ordering and outcomes are asserted, never durations; tests/load/isolation.py prints the figures.
 """
 
@@ -25,6 +26,7 @@ from modelplane_function.fn import FunctionRunner
 from tests.function.conftest import Loop, as_dict
 from tests.function.factories import cluster, deployment, request, resolved
 
+METHOD = "/apiextensions.fn.proto.v1.FunctionRunnerService/RunFunction"
 ENV = [{"name": f"VAR_{i}", "value": "x" * 60} for i in range(40)]
 
 
@@ -38,15 +40,20 @@ def light() -> fnv1.RunFunctionRequest:
     return request(cluster("a"))
 
 
+# The runner and a call taking a request, or bytes sent as they are.
+Served = tuple[FunctionRunner, Callable[[fnv1.RunFunctionRequest | bytes], Any]]
+
+
 @contextmanager
-def serving(*, deadline: float) -> Iterator[tuple[FunctionRunner, Callable[[fnv1.RunFunctionRequest], Any]]]:
+def serving(*, deadline: float) -> Iterator[Served]:
     loop = Loop()
     runner = FunctionRunner(workers=2, deadline=deadline)
     srv, port = loop.run(server.start(runner, "127.0.0.1:0", creds=None))
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
     stub = grpcv1.FunctionRunnerServiceStub(channel)
+    raw = channel.unary_unary(METHOD, request_serializer=None, response_deserializer=None)
     try:
-        yield runner, lambda req: stub.RunFunction(req, timeout=60)
+        yield runner, lambda req: raw(req, timeout=60) if isinstance(req, bytes) else stub.RunFunction(req, timeout=60)
     finally:
         channel.close()
         loop.run(srv.stop(grace=None))
@@ -67,9 +74,6 @@ def in_background(call: Callable[[fnv1.RunFunctionRequest], Any], done: list[str
     future = ThreadPoolExecutor(max_workers=1).submit(call, heavy())
     future.add_done_callback(lambda _: done.append("heavy"))
     return future
-
-
-Served = tuple[FunctionRunner, Callable[[fnv1.RunFunctionRequest], Any]]
 
 
 @pytest.fixture(scope="module")
@@ -120,6 +124,20 @@ def test_a_worker_killed_mid_request_costs_only_that_request(served: Served) -> 
     assert (killed, after) == (
         ["composing ModelDeployment failed: the worker composing it exited (code -9); nothing was changed"],
         ["Published"],
+    )
+
+
+def test_bytes_that_are_not_a_request_are_refused_and_cost_no_worker(served: Served) -> None:
+    runner, call = served
+    before = set(runner.pool.pids)  # type: ignore[union-attr]
+    with pytest.raises(grpc.RpcError) as e:
+        call(b"\x0a\x10\x0a\x01t")
+    after = published(call(light()))
+    code = e.value.code()  # pyright: ignore[reportAttributeAccessIssue]
+    assert (code, after, set(runner.pool.pids)) == (  # type: ignore[union-attr]
+        grpc.StatusCode.INVALID_ARGUMENT,
+        ["Published"],
+        before,
     )
 
 
