@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from modelplane.model import Cluster, Deployment, Engine, ModelReplica, Role, TaintEffect
 from modelplane.scheduler import ScheduleResult, schedule
-from modelplane.scheduler.score import Standing, best, rank
+from modelplane.scheduler.score import Standing, rank
 
 from tests.scheduler.factories import cluster, deployment, engine, is_model, member, pool, request, taint, toleration
 
@@ -156,7 +156,7 @@ def test_random_fleets(s: Scenario, rnd: random.Random) -> None:
 )
 def test_bounded_scores_agree_with_the_lexicographic_rule(standings: list[Standing]) -> None:
     ranked = rank(standings)
-    assert ranked[0].cluster == best(standings).cluster
+    assert ranked[0].cluster == min(standings, key=Standing.key).cluster  # what bind takes
     for score in ranked:
         assert all(0 <= v <= 100 for v in score.scores.values())
     totals = [s.total for s in ranked]

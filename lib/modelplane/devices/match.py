@@ -16,7 +16,8 @@ not a scarce device, and the caller keeps what runs.
 
 A `DeviceMatcher` lives for one scheduling pass and memoises everything: selector outcomes per
 (device content, expression) -- so identical device kinds across hundreds of clusters cost one
-CEL evaluation per selector -- and member results per (requests, pool content). A long-running
+CEL evaluation per selector -- and member results per (requests, pool content); what a pool's and
+a device's content are is read once per object for the whole process (kinds.py). A long-running
 caller (the function) also shares one bounded `SelectorResults` across passes: a fleet that has
 not changed then costs no CEL evaluation at all, which also keeps cel-expr-python's per-call
 allocations in Python extension functions from adding up over millions of calls.
@@ -33,8 +34,8 @@ from modelplane.devices import library
 from modelplane.devices.cel import CelCompileError, CompiledSelector, Outcome, activation, compile_selector
 from modelplane.devices.cel import missing_domains as missing_domains_of
 from modelplane.devices.explain import failing_everywhere, published, suggestion, why_unmatched
+from modelplane.devices.kinds import device_digest, pool_kinds
 from modelplane.devices.lookups import Lookups
-from modelplane.devices.memo import digest
 from modelplane.devices.results import SelectorResults
 from modelplane.errors import InvalidNodeSelectorError
 from modelplane.model import (
@@ -66,8 +67,6 @@ class DeviceMatcher:
 
     def __init__(self, *, results: SelectorResults | None = None) -> None:
         self._evaluations = 0
-        self._digests: dict[int, tuple[Device, bytes]] = {}
-        self._content_digests: dict[Hashable, bytes] = {}
         self._pools: dict[int, tuple[NodePool, tuple[Device, ...], int]] = {}
         self._contents: dict[Hashable, int] = {}
         self._values: dict[bytes, dict[str, Any] | str] = {}
@@ -121,7 +120,7 @@ class DeviceMatcher:
                     continue
                 contents.add(content)
                 for kind in _usable(pool_kinds):
-                    key = self._digest(kind)
+                    key = device_digest(kind)
                     if key not in seen:
                         seen.add(key)
                         yield kind
@@ -142,17 +141,17 @@ class DeviceMatcher:
 
     def outcome(self, selector: CompiledSelector, device: Device) -> Outcome:
         """Memoised evaluation of one selector against one device's content."""
-        device_digest = self._digest(device)
-        key = device_digest + selector.digest
+        content = device_digest(device)
+        key = content + selector.digest
         result = self._results.get(key)
         if result is None:
-            value = self._value(device_digest, device)
+            value = self._value(content, device)
             if isinstance(value, str):
                 result = value
             else:
                 self._evaluations += 1
                 missing = missing_domains_of(value, selector.lookups)
-                result = selector.evaluate_activation(self._activation(device_digest, value, missing))
+                result = selector.evaluate_activation(self._activation(content, value, missing))
             self._results.put(key, result)
         return result
 
@@ -161,19 +160,14 @@ class DeviceMatcher:
         kinds: dict[bytes, Device] = {}
         for pool in pools:
             for kind in _usable(self.pool_kinds(pool)[0]):
-                kinds.setdefault(self._digest(kind), kind)
+                kinds.setdefault(device_digest(kind), kind)
         return why_unmatched(self, request, tuple(kinds.values()))
 
     def pool_kinds(self, pool: NodePool) -> tuple[tuple[Device, ...], int]:
-        """The pool's device kinds by name and a small id of their content, computed once per pool object.
-
-        Every member of every engine asks about the same pools; sorting and fingerprinting their
-        devices on each call dominated cold scheduling on large fleets.
-        """
+        """The pool's device kinds by name and a small id of their content, once per pool object and pass."""
         entry = self._pools.get(id(pool))
         if entry is None or entry[0] is not pool:
-            kinds = tuple(sorted(pool.devices, key=lambda device: device.name))
-            content = tuple((self._digest(kind), _kind_key(kind)) for kind in kinds)
+            kinds, content = pool_kinds(pool)
             entry = (pool, kinds, self._contents.setdefault(content, len(self._contents)))
             self._pools[id(pool)] = entry
         return entry[1], entry[2]
@@ -216,25 +210,6 @@ class DeviceMatcher:
             return False
         return all(self.selector_matches(selector, kind) for selector in selectors)
 
-    def _digest(self, device: Device) -> bytes:
-        """A digest of the device's content as CEL sees it (driver, attributes, capacity), once per object.
-
-        Identical contents (the same GPU model across a fleet) are digested once.
-        """
-        entry = self._digests.get(id(device))
-        if entry is None or entry[0] is not device:
-            content = (
-                device.driver,
-                tuple(sorted((key, attr.type.value, attr.value) for key, attr in device.attributes.items())),
-                tuple(sorted(device.capacity.items())),
-            )
-            known = self._content_digests.get(content)
-            if known is None:
-                known = self._content_digests[content] = digest(repr(content))
-            entry = (device, known)
-            self._digests[id(device)] = entry
-        return entry[1]
-
     def _value(self, device_digest: bytes, device: Device) -> dict[str, Any] | str:
         """The `device` variable's value, or why the device's own values do not parse."""
         value = self._values.get(device_digest)
@@ -276,10 +251,6 @@ def _invalid(engine: str, member: Member, request: DeviceRequest, detail: str, i
 def _usable(kinds: Sequence[Device]) -> tuple[Device, ...]:
     """Kinds a request can take: Synthetic ones, and DRA ones with a device class."""
     return tuple(kind for kind in kinds if kind.claim is ClaimKind.SYNTHETIC or kind.device_class_name)
-
-
-def _kind_key(kind: Device) -> Hashable:
-    return (kind.name, kind.claim, kind.device_class_name, kind.count)
 
 
 def _best_assignment(

@@ -11,6 +11,7 @@ filter (FilterRunner.failures), not only the first.
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from modelplane.model import Cluster
 from modelplane.scheduler.engines import EngineOption, cost_by_pool
 from modelplane.scheduler.filters import Context, FilterRunner
 from modelplane.scheduler.result import ClusterScore, Status
-from modelplane.scheduler.score import Standing, best, rank, standing
+from modelplane.scheduler.score import Standing, rank, standing
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -64,9 +65,12 @@ def bind(
     last_round: list[Standing] = []
     by_name = {c.name: c for c in clusters}
     # Placing on a cluster changes only that cluster's capacity and spread: every other verdict and
-    # standing carries over to the next round.
+    # standing carries over to the next round. So the standings also sit in a heap by their key
+    # (the winner is its top): each round pops the winner and pushes back its new standing.
     statuses = {c.name: runner.status(c) for c in clusters}
     standings = {c.name: standing(ctx, c, spread) for c in clusters if statuses[c.name].fits}
+    heap = [s.key() for s in standings.values()]
+    heapq.heapify(heap)
     last_statuses: Mapping[str, Status] = MappingProxyType({})
     for round_number in range(count):
         if not standings:
@@ -78,7 +82,7 @@ def bind(
         last_round = list(standings.values())
         if round_number == count - 1:
             last_statuses = _explained(runner, by_name, statuses)
-        chosen = by_name[best(last_round).cluster]
+        chosen = by_name[heapq.heappop(heap)[2]]
         options = ctx.assignment(chosen)
         if options is None:  # the capacity filter passed on this very assignment
             msg = f"cluster {chosen.name} passed the capacity filter without an assignment"
@@ -91,6 +95,7 @@ def bind(
         statuses[chosen.name] = runner.status(chosen)
         if statuses[chosen.name].fits:
             standings[chosen.name] = standing(ctx, chosen, spread)
+            heapq.heappush(heap, standings[chosen.name].key())
         else:
             del standings[chosen.name]
     return BindOutcome(placements=tuple(placements), statuses=last_statuses, scores=rank(last_round))

@@ -3,8 +3,8 @@
 An engine goes on ONE pool: every member must match there (a member without device requests
 matches any pool and rides along claimless), and at least one member must resolve a DRA device.
 The engine's cost on a pool is pods x copies of each member that resolves a DRA device. Options
-are computed once per (cluster, engine) per schedule() call; capacity changes between rounds
-never change them.
+are computed once per (engine, pool name, pool content) per schedule() call; capacity changes
+between rounds never change them.
 """
 
 from __future__ import annotations
@@ -47,12 +47,18 @@ def engine_option(matcher: DeviceMatcher, engine: Engine, pool: NodePool) -> Eng
 
 
 class EngineOptions:
-    """Memoised engine options per cluster for one deployment."""
+    """Memoised engine options per cluster for one deployment.
+
+    An engine's option on a pool depends only on the pool's name and device content, and fleets
+    repeat both (the same GPU pool in every cluster of a region), so options are also shared
+    across clusters: EngineOption is immutable.
+    """
 
     def __init__(self, deployment: Deployment, matcher: DeviceMatcher) -> None:
         self._deployment = deployment
         self._matcher = matcher
         self._by_cluster: dict[str, ClusterOptions] = {}
+        self._by_pool: dict[tuple[int, int, str], EngineOption | None] = {}
         self._matching: dict[str, frozenset[str]] = {}
 
     def of(self, cluster: Cluster) -> ClusterOptions:
@@ -60,11 +66,18 @@ class EngineOptions:
         if cached is None:
             pools = sorted(cluster.pools, key=lambda p: p.name)
             cached = tuple(
-                tuple(opt for pool in pools if (opt := engine_option(self._matcher, engine, pool)) is not None)
-                for engine in self._deployment.engines
+                tuple(opt for pool in pools if (opt := self._on(index, engine, pool)) is not None)
+                for index, engine in enumerate(self._deployment.engines)
             )
             self._by_cluster[cluster.name] = cached
         return cached
+
+    def _on(self, index: int, engine: Engine, pool: NodePool) -> EngineOption | None:
+        key = (index, self._matcher.pool_kinds(pool)[1], pool.name)
+        if key in self._by_pool:
+            return self._by_pool[key]
+        option = self._by_pool[key] = engine_option(self._matcher, engine, pool)
+        return option
 
     def unmatched(self, cluster: Cluster, engine_index: int) -> str:
         """Why no pool of the cluster hosts the engine: the first request no device serves, and why."""

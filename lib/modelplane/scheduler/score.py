@@ -8,13 +8,14 @@ the lexicographic rule says. Balance is free matching nodes relative to the room
 cluster; where integer rounding makes two clusters tie, the ranking falls back to the raw counts
 and then the name, so the order stays exact even where the bounded scores cannot tell.
 
-Because the winner of rank() is always the minimum of the raw key, bind picks it with best() in
-O(clusters) per round and renders the full ranking only once, for the diagnosis.
+Because the winner of rank() is always the minimum of the raw key, bind keeps the standings in a
+heap by that key (O(log clusters) per round) and renders the full ranking only once, for the
+diagnosis.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -45,11 +46,6 @@ def standing(ctx: Context, cluster: Cluster, replicas_on: Mapping[str, int]) -> 
     return Standing(
         cluster=cluster.name, replicas=replicas_on.get(cluster.name, 0), free=ctx.free_matching_nodes(cluster)
     )
-
-
-def best(standings: Iterable[Standing]) -> Standing:
-    """The winner; always the first of rank(), found without scoring everyone."""
-    return min(standings, key=Standing.key)
 
 
 def rank(standings: Sequence[Standing]) -> tuple[ClusterScore, ...]:
