@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 import yaml
 
-from modelplane_function.render import yamlio
+from modelplane_function.render import fanout, yamlio
 from modelplane_function.render.errors import RenderFailure
 from modelplane_function.render.wire import Doc
 
@@ -53,7 +53,7 @@ def documents(paths: Iterable[Path]) -> list[dict[str, Any]]:
 
 def required(paths: Iterable[Path]) -> list[Doc]:
     """`documents`, encoded for the function: what a fleet's required resources are read as."""
-    return [doc for path in paths for file in _files(path) for doc in _read(file, yamlio.encode_all)]
+    return [doc for path in paths for file in _files(path) for doc in _read(file, fanout.encode_all)]
 
 
 def single(path: Path) -> dict[str, Any]:
