@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from modelplane.fleet.text import POOL_HEADER, cluster_rows, excluded_table, full_table, rejection_table, table
-from modelplane.fleet.view import Chip, ClusterView, FleetView, Origin, PoolView, devices, taints_of
+from modelplane.fleet.view import ClusterView, FleetView, Origin, chips_by_pool, pool_views, taints_of
 from modelplane.model import Cluster, ModelReplica
 
 ORDER = "namespace, then name"
@@ -53,41 +53,20 @@ def build_plan(
     converged: bool,
 ) -> PlanView:
     planned = {d.view.subject for d in deployments}
-    by_pool: dict[tuple[str, str], list[Chip]] = {}
-    for r in sorted(replicas, key=lambda r: (r.namespace, r.deployment, r.index, r.name)):
-        owner = f"{r.namespace}/{r.deployment}"
-        origin = Origin.OTHER if owner not in planned else Origin.NEW if r.name in created else Origin.RETAINED
-        for pool, nodes in sorted(r.node_cost_by_pool().items()):
-            if nodes > 0:
-                engines = tuple(e.name for e in r.engines if any(m.pool == pool for m in e.members))
-                chip = Chip(
-                    namespace=r.namespace,
-                    deployment=r.deployment,
-                    index=r.index,
-                    name=r.name,
-                    nodes=nodes,
-                    engines=engines,
-                    origin=origin,
-                )
-                by_pool.setdefault((r.cluster, pool), []).append(chip)
+
+    def origin(r: ModelReplica) -> Origin:
+        if f"{r.namespace}/{r.deployment}" not in planned:
+            return Origin.OTHER
+        return Origin.NEW if r.name in created else Origin.RETAINED
+
+    by_pool = chips_by_pool((r, origin(r)) for r in replicas)
     views: list[ClusterView] = []
     others: set[str] = set()
     for c in sorted(clusters, key=lambda c: c.name):
-        pools: list[PoolView] = []
-        for p in sorted(c.pools, key=lambda p: p.name):
-            chips = tuple(by_pool.get((c.name, p.name), []))
-            others.update(chip.owner for chip in chips if chip.owner not in planned)
-            used = sum(chip.nodes for chip in chips)
-            pools.append(PoolView(name=p.name, nodes=p.nodes, used=used, chips=chips, devices=devices(p)))
+        pools = pool_views(c, by_pool)
+        others.update(chip.owner for p in pools for chip in p.chips if chip.owner not in planned)
         views.append(
-            ClusterView(
-                name=c.name,
-                ready=c.ready,
-                taints=taints_of(c),
-                pools=tuple(pools),
-                verdict=None,
-                score=None,
-            )
+            ClusterView(name=c.name, ready=c.ready, taints=taints_of(c), pools=pools, verdict=None, score=None)
         )
     return PlanView(
         clusters=tuple(views),

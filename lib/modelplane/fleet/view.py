@@ -10,7 +10,7 @@ and so does the view. Everything is sorted, so the view does not depend on input
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -148,6 +148,32 @@ def _chips(replica: ModelReplica, origin: Origin) -> dict[str, Chip]:
     return out
 
 
+def chips_by_pool(occupancy: Iterable[tuple[ModelReplica, Origin]]) -> dict[tuple[str, str], list[Chip]]:
+    """What each (cluster, pool) holds: a chip per replica with nodes there, in replica order."""
+    by_pool: dict[tuple[str, str], list[Chip]] = {}
+    for replica, origin in occupancy:
+        for pool, chip in _chips(replica, origin).items():
+            by_pool.setdefault((replica.cluster, pool), []).append(chip)
+    for chips in by_pool.values():
+        chips.sort(key=_chip_order)
+    return by_pool
+
+
+def pool_views(cluster: Cluster, by_pool: Mapping[tuple[str, str], Sequence[Chip]]) -> tuple[PoolView, ...]:
+    """The cluster's pools by name, each with its chips and the nodes they use."""
+    return tuple(
+        PoolView(
+            name=pool.name,
+            nodes=pool.nodes,
+            used=sum(c.nodes for c in chips),
+            chips=chips,
+            devices=devices(pool),
+        )
+        for pool in sorted(cluster.pools, key=lambda p: p.name)
+        for chips in (tuple(by_pool.get((cluster.name, pool.name), ())),)
+    )
+
+
 def _occupancy(
     deployment: Deployment, replicas: Sequence[ModelReplica], result: ScheduleResult | None
 ) -> list[tuple[ModelReplica, Origin]]:
@@ -179,10 +205,7 @@ def build(
     `excluded` are clusters the function never received because the clusterSelector's matchLabels
     filtered them out when they were requested: shown, with that reason.
     """
-    by_pool: dict[tuple[str, str], list[Chip]] = {}
-    for replica, origin in _occupancy(deployment, replicas, result):
-        for pool, chip in _chips(replica, origin).items():
-            by_pool.setdefault((replica.cluster, pool), []).append(chip)
+    by_pool = chips_by_pool(_occupancy(deployment, replicas, result))
     statuses: dict[str, Status] = dict(result.diagnosis.statuses) if result is not None else {}
     statuses.update({c.name: excluded_status(c, deployment) for c in excluded})
     subject = f"{deployment.namespace}/{deployment.name}"
@@ -190,20 +213,16 @@ def build(
     views: list[ClusterView] = []
     owners: set[str] = set()
     for cluster in sorted([*clusters, *excluded], key=lambda c: c.name):
-        pools: list[PoolView] = []
-        hosted: set[str] = set()
-        for pool in sorted(cluster.pools, key=lambda p: p.name):
-            chips = tuple(sorted(by_pool.get((cluster.name, pool.name), []), key=_chip_order))
-            owners.update(c.owner for c in chips)
-            hosted.update(c.name for c in chips if c.owner == subject)
-            used = sum(c.nodes for c in chips)
-            pools.append(PoolView(name=pool.name, nodes=pool.nodes, used=used, chips=chips, devices=devices(pool)))
+        pools = pool_views(cluster, by_pool)
+        chips = [c for p in pools for c in p.chips]
+        owners.update(c.owner for c in chips)
+        hosted = {c.name for c in chips if c.owner == subject}
         views.append(
             ClusterView(
                 name=cluster.name,
                 ready=cluster.ready,
                 taints=taints_of(cluster),
-                pools=tuple(pools),
+                pools=pools,
                 verdict=statuses.get(cluster.name),
                 score=scores.get(cluster.name),
                 hosts=len(hosted),
