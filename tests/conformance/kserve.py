@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conformance import gotemplate
+from tests.conformance import gotemplate, kubelet
 
 ROOT = Path(__file__).resolve().parents[2]
 PRESETS = ROOT.parent / "shared" / "schemas" / "presets" / "kserve"
@@ -227,7 +227,8 @@ printf '%s\\0' "$@" > "$STUB_VLLM_ARGV"
 
 
 def launch(container: Mapping[str, Any], workdir: Path, *, env: Mapping[str, str] | None = None) -> list[str]:
-    """argv `vllm` receives when the container starts (its literal env set, LWS-style env from `env`)."""
+    """argv `vllm` receives when the container starts: the kubelet's expansion of its command and args,
+    then the preset's script. `env` holds what the kubelet resolves itself (valueFrom, LWS's env)."""
     bin_dir = workdir / "bin"
     bin_dir.mkdir(parents=True, exist_ok=True)
     stub = bin_dir / "vllm"
@@ -235,9 +236,10 @@ def launch(container: Mapping[str, Any], workdir: Path, *, env: Mapping[str, str
     stub.chmod(0o755)
     argv_file = workdir / "argv"
     argv_file.unlink(missing_ok=True)
+    variables = kubelet.container_env(container.get("env", []), env or {})
     environment = {
         "PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin",
-        **{e["name"]: e["value"] for e in container.get("env", []) if "value" in e},
+        **variables,
         "HOME": str(workdir),
         "STUB_VLLM_VERSION": "0.23.0",  # newer than every version gate in the presets
         "STUB_VLLM_ARGV": str(argv_file),
@@ -245,7 +247,7 @@ def launch(container: Mapping[str, Any], workdir: Path, *, env: Mapping[str, str
         **(env or {}),
     }
     run = subprocess.run(
-        [*container["command"], *container.get("args", [])],
+        [kubelet.expand(word, variables) for word in [*container["command"], *container.get("args", [])]],
         env=environment,
         capture_output=True,
         timeout=60,

@@ -7,6 +7,7 @@ through the modelled launchers of every version.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,8 @@ from modelplane.render import render_replica
 
 from tests.conformance import kserve
 from tests.render.factories import container_template, engine, leader_worker, member, replica, standalone
+
+Env = tuple[Mapping[str, Any], ...]
 
 WORKLOADS = ("template", "worker", "prefill.template", "prefill.worker")
 
@@ -30,6 +33,23 @@ HOSTILE = {
     "newlines and tabs": ["--x=a\nb", "--y=\t", "--z=line\n"],
     "shell operators": ["--x=a;b", "--y=a|b", "--z=a&&b", "--w=>out", "--v=#comment", "--u=!x"],
 }
+
+# Args that refer to the container's env the kubelet's way (`$(NAME)`), with a value that the
+# presets' eval would re-parse if the kubelet pasted it into a quoted word: what vLLM must get is
+# what the kubelet's expansion alone gives (`$$` escapes, an undeclared name stays as written).
+ENV_REFS: tuple[Mapping[str, Any], ...] = (
+    {"name": "API_KEY", "value": 'k\'ey "x" $HOME `id` {a,b} * ;'},
+    {"name": "EMPTY", "value": ""},
+)
+REF_ARGS = (
+    "--api-key=$(API_KEY)",
+    "--x=$$(API_KEY)",
+    "--y=$(UNDECLARED)",
+    "--z=$(API_KEY)$(API_KEY)",
+    "--w=pre-$(EMPTY)-post",
+    "$(API_KEY)",
+    "--v=$(API_KEY",
+)
 
 
 def workload(llmis: dict[str, Any], path: str) -> dict[str, Any] | None:
@@ -58,21 +78,22 @@ def rendered_llmis(r: ModelReplica) -> dict[str, Any]:
     return next(o for o in render_replica(r) if o.readiness_source).manifest["spec"]["forProvider"]["manifest"]
 
 
-def _gang(args: tuple[str, ...], name: str = "main", phase: Phase | None = None) -> PlacedEngine:
+def _gang(args: tuple[str, ...], env: Env, name: str = "main", phase: Phase | None = None) -> PlacedEngine:
     leader, worker = leader_worker(nodes=1)
     return engine(
         name,
         phase=phase,
         members=(
-            replace(leader, template=container_template(args=args)),
-            replace(worker, template=container_template(args=args)),
+            replace(leader, template=container_template(args=args, env=env)),
+            replace(worker, template=container_template(args=args, env=env)),
         ),
     )
 
 
-def replica_shapes(args: tuple[str, ...]) -> dict[str, ModelReplica]:
-    """A replica of every shape whose every pod has `args`: 11 workloads in all."""
-    single = (member(requests=standalone(gpu_count=2)[0].device_requests, args=args),)
+def replica_shapes(args: tuple[str, ...], env: Env = ()) -> dict[str, ModelReplica]:
+    """A replica of every shape whose every pod has `args` and `env`: 11 workloads in all."""
+    template = container_template(args=args, env=env)
+    single = (member(requests=standalone(gpu_count=2)[0].device_requests, template=template),)
     pd = ServingMode.PREFILL_DECODE
     return {
         "single node": replica(engines=(engine(members=single),)),
@@ -83,13 +104,13 @@ def replica_shapes(args: tuple[str, ...]) -> dict[str, ModelReplica]:
                 engine("prefill", phase=Phase.PREFILL, members=single),
             ),
         ),
-        "multi-node data parallel": replica(engines=(_gang(args),)),
+        "multi-node data parallel": replica(engines=(_gang(args, env),)),
         "multi-node prefill and decode": replica(
             serving_mode=pd,
-            engines=(_gang(args, "decode", Phase.DECODE), _gang(args, "prefill", Phase.PREFILL)),
+            engines=(_gang(args, env, "decode", Phase.DECODE), _gang(args, env, "prefill", Phase.PREFILL)),
         ),
         "multi-node expert off": replica(
-            engines=(replace(_gang(args), parallelism=Parallelism(expert=False)),),
+            engines=(replace(_gang(args, env), parallelism=Parallelism(expert=False)),),
         ),
     }
 

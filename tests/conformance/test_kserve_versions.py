@@ -22,8 +22,18 @@ from modelplane.render import render_replica
 from modelplane.render.args import extra_args
 from modelplane.render.pod import user_args
 
-from tests.conformance import examples, kserve, launchers
-from tests.conformance.shapes import HOSTILE, WORKLOADS, member_of, real_argv, rendered_llmis, replica_shapes, workload
+from tests.conformance import examples, kserve, kubelet, launchers
+from tests.conformance.shapes import (
+    ENV_REFS,
+    HOSTILE,
+    REF_ARGS,
+    WORKLOADS,
+    member_of,
+    real_argv,
+    rendered_llmis,
+    replica_shapes,
+    workload,
+)
 
 
 def _intended(version: str, llmis: dict[str, Any], path: str, user: list[str], workdir: Path) -> list[str]:
@@ -67,6 +77,19 @@ def test_hostile_args_reach_vllm_unchanged_on_every_version(version: str, kind: 
     want: dict[str, Any] = {}
     for shape, r in replica_shapes(tuple(args)).items():
         g, w = _check(version, rendered_llmis(replace(r, kserve_version=version)), lambda _path: args, tmp_path)
+        got |= {f"{shape}: {p}": v for p, v in g.items()}
+        want |= {f"{shape}: {p}": v for p, v in w.items()}
+    assert got == want
+    assert len(got) == 11  # every shape's every workload ran
+
+
+@pytest.mark.parametrize("version", KSERVE_VERSIONS)
+def test_env_references_reach_vllm_as_the_kubelet_expands_them_on_every_version(version: str, tmp_path: Path) -> None:
+    expanded = [kubelet.expand(a, kubelet.container_env(ENV_REFS, {})) for a in REF_ARGS]
+    got: dict[str, Any] = {}
+    want: dict[str, Any] = {}
+    for shape, r in replica_shapes(REF_ARGS, ENV_REFS).items():
+        g, w = _check(version, rendered_llmis(replace(r, kserve_version=version)), lambda _path: expanded, tmp_path)
         got |= {f"{shape}: {p}": v for p, v in g.items()}
         want |= {f"{shape}: {p}": v for p, v in w.items()}
     assert got == want

@@ -14,8 +14,18 @@ import pytest
 from modelplane.render.args import extra_args
 from modelplane.render.pod import user_args
 
-from tests.conformance import examples, kserve
-from tests.conformance.shapes import HOSTILE, WORKLOADS, member_of, real_argv, rendered_llmis, replica_shapes, workload
+from tests.conformance import examples, kserve, kubelet
+from tests.conformance.shapes import (
+    ENV_REFS,
+    HOSTILE,
+    REF_ARGS,
+    WORKLOADS,
+    member_of,
+    real_argv,
+    rendered_llmis,
+    replica_shapes,
+    workload,
+)
 from tests.render.factories import replica
 
 
@@ -89,6 +99,23 @@ def test_hostile_args_reach_vllm_unchanged(kind: str, tmp_path: Path) -> None:
                 argv = real_argv(llmis, path, tmp_path)
                 got[f"{shape}: {path}"] = argv[len(real_argv(llmis, path, tmp_path, without_args=True)) :]
                 want[f"{shape}: {path}"] = [*_ours(w), *args]
+    assert got == want
+    assert len(got) == 11  # every shape's every workload ran
+
+
+def test_env_references_reach_vllm_as_the_kubelet_expands_them(tmp_path: Path) -> None:
+    kserve.require_presets()
+    expanded = [kubelet.expand(a, kubelet.container_env(ENV_REFS, {})) for a in REF_ARGS]
+    got: dict[str, list[str]] = {}
+    want: dict[str, list[str]] = {}
+    for shape, r in replica_shapes(REF_ARGS, ENV_REFS).items():
+        llmis = rendered_llmis(r)
+        for path in WORKLOADS:
+            w = workload(llmis, path)
+            if w is not None:
+                argv = real_argv(llmis, path, tmp_path)
+                got[f"{shape}: {path}"] = argv[len(real_argv(llmis, path, tmp_path, without_args=True)) :]
+                want[f"{shape}: {path}"] = [*_ours(w), *expanded]
     assert got == want
     assert len(got) == 11  # every shape's every workload ran
 

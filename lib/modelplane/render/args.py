@@ -11,7 +11,9 @@ preset since v0.18). So the container's args are extra flags, and:
 - each arg is parsed by the shell once more (`eval`): quotes would be stripped, `{a,b}` brace
   expanded, `$x` expanded, whitespace split, globs matched. `shell_words` quotes every arg that
   holds such a character, so vLLM receives exactly what the user wrote (a JSON `--kv-transfer-config`
-  included). Plain flags stay as they are.
+  included). Plain flags stay as they are. A kubelet reference `$(NAME)` to one of the
+  container's env vars becomes `"${NAME}"`, so a value holding quotes is not re-parsed either
+  (envrefs.py).
 
 A user `command` replaces the launcher (no eval), so its args pass through unchanged. Before 0.18
 the single-node presets ran vLLM without a shell, where a quoted arg would arrive with its quotes:
@@ -20,8 +22,9 @@ the single-node presets ran vLLM without a shell, where a quoted arg would arriv
 
 from __future__ import annotations
 
-import shlex
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
+
+from modelplane.render.envrefs import shell_word
 
 # Flags the preset or spec.model already set; each takes one value.
 OWNED_FLAGS = frozenset({"--model", "--served-model-name", "--port", "--tensor-parallel-size"})
@@ -73,6 +76,10 @@ def tensor_parallel_size(args: Sequence[str]) -> int | None:
     return int(value)
 
 
-def shell_words(args: Sequence[str]) -> tuple[str, ...]:
-    """Args that survive one more round of shell parsing unchanged (quoted only when they need it)."""
-    return tuple(shlex.quote(a) for a in args)
+def shell_words(args: Sequence[str], env_names: Set[str] = frozenset()) -> tuple[str, ...]:
+    """Args that survive one more round of shell parsing unchanged (quoted only when they need it).
+
+    `env_names`: the container's env vars, whose kubelet references `$(NAME)` the eval expands
+    instead (envrefs.py).
+    """
+    return tuple(shell_word(a, env_names) for a in args)

@@ -117,12 +117,13 @@ class Launcher:
     def forward(self, extra: Sequence[str], env: Sequence[Any]) -> tuple[tuple[str, ...], list[Any] | None]:
         """(the container's args, its env when it must change) for the user's extra args."""
         c = self.convention
+        declared = frozenset(name for e in env if isinstance(name := _env_name(e), str))
         if self.multi_node:
             if c.multi_node_forwards_args:
-                return shell_words(extra), None
-            return (), self._additional_args(shell_words(extra), env)
+                return shell_words(extra, declared), None
+            return (), self._additional_args(shell_words(extra, declared), env)
         flags = (f"--tensor-parallel-size={self.tensor}",) if self.tensor else ()
-        args = (*flags, *(shell_words(extra) if c.single_node_eval else extra))
+        args = (*flags, *(shell_words(extra, declared) if c.single_node_eval else extra))
         if args and c.restates_preset_args:
             args = ("--served-model-name", self.model_name, "--port", str(self.port), "--disable-log-requests", *args)
         return args, None
