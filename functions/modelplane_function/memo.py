@@ -6,8 +6,13 @@ it was most of a call at fleet scale (~0.3 ms per ModelReplica, against ~25 ms f
 100 clusters). Parsing is a pure function of an object's content and the domain values are
 immutable, so the value is memoised under a digest of the Struct's deterministic serialization
 (~15 us per object; map keys are sorted, so key order is not new content). Objects that fail to
-parse are not memoised: they raise every time, naming the object. The memo is bounded, least
-recently used first out, so a churning fleet cannot grow it without limit.
+parse are not memoised: they raise every time, naming the object.
+
+The memo is bounded, least recently used first out, so a churning fleet cannot grow it without
+limit: by entries, and by the serialized size of the objects it holds, which a parsed object's
+memory does not exceed by much (the first call over 1,000 clusters and 10,000 replicas, 22.6 MiB
+serialized, kept 14.5 MiB). Counting entries alone let a fleet whose status churns fill each of
+the three memos with 50,000 objects: some 450 MiB of clusters per worker process.
 """
 
 from __future__ import annotations
@@ -24,6 +29,9 @@ from modelplane_function.convert import to_dict
 
 T = TypeVar("T")
 LIMIT = 50_000
+# Per memo: the largest fleet measured (1,000 clusters, 8.8 MiB; 10,000 replicas, 13.8 MiB) fits
+# twice over, so a call never evicts what it is about to reuse.
+LIMIT_BYTES = 32 * 2**20
 
 
 def converted(
@@ -36,27 +44,43 @@ def converted(
 class Memo(Generic[T]):
     """read(struct) memoised by content; a SpecError is re-raised naming the object's kind and name."""
 
-    def __init__(self, kind: str, read: Callable[[struct_pb2.Struct], T], *, limit: int = LIMIT) -> None:
+    def __init__(
+        self,
+        kind: str,
+        read: Callable[[struct_pb2.Struct], T],
+        *,
+        limit: int = LIMIT,
+        limit_bytes: int = LIMIT_BYTES,
+    ) -> None:
         self._kind = kind
         self._read = read
         self._limit = limit
-        self._values: OrderedDict[bytes, T] = OrderedDict()
+        self._limit_bytes = limit_bytes
+        self._values: OrderedDict[bytes, tuple[T, int]] = OrderedDict()  # value, serialized size
+        self._bytes = 0
 
     def parse(self, struct: struct_pb2.Struct) -> T:
-        key = hashlib.blake2b(struct.SerializeToString(deterministic=True), digest_size=16).digest()
+        serialized = struct.SerializeToString(deterministic=True)
+        key = hashlib.blake2b(serialized, digest_size=16).digest()
         if key in self._values:
             self._values.move_to_end(key)
-            return self._values[key]
+            return self._values[key][0]
         try:
             value = self._read(struct)
         except SpecError as e:
             where = "/".join(p for p in identity(struct) if p)
             msg = f"{self._kind} {where}: {e}"
             raise SpecError(msg) from e
-        self._values[key] = value
-        if len(self._values) > self._limit:
-            self._values.popitem(last=False)
+        self._values[key] = (value, len(serialized))
+        self._bytes += len(serialized)
+        while len(self._values) > 1 and (len(self._values) > self._limit or self._bytes > self._limit_bytes):
+            self._bytes -= self._values.popitem(last=False)[1][1]
         return value
+
+    @property
+    def held_bytes(self) -> int:
+        """The serialized size of the objects held."""
+        return self._bytes
 
     def parse_all(self, structs: Iterable[struct_pb2.Struct]) -> list[T]:
         return [self.parse(s) for s in structs]

@@ -21,6 +21,9 @@ def _obj(name: str, *, nodes: int = 1, order: str = "ab") -> dict[str, Any]:
     return {"metadata": {"name": name}, "spec": {k: fields[k] for k in order}}
 
 
+SIZE = len(_struct(_obj("x")).SerializeToString(deterministic=True))  # every test object has this size
+
+
 class Counting:
     def __init__(self) -> None:
         self.calls: list[str] = []
@@ -41,6 +44,7 @@ class Case:
     limit: int
     want_values: list[tuple[str, int]]  # of the last call
     want_parsed: list[str]  # every parse actually run, in order
+    limit_bytes: int = 2**30
 
 
 CASES = [
@@ -72,17 +76,34 @@ CASES = [
         want_values=[("y", 1), ("x", 1)],
         want_parsed=["x", "y", "z", "x"],
     ),
+    Case(
+        name="beyond the byte budget the least recently used object is parsed again",
+        calls=([_obj("x"), _obj("y")], [_obj("z")], [_obj("y"), _obj("x")]),
+        limit=10,
+        limit_bytes=2 * SIZE,
+        want_values=[("y", 1), ("x", 1)],
+        want_parsed=["x", "y", "z", "x"],
+    ),
+    Case(
+        name="an object larger than the budget is still returned, and held until the next one",
+        calls=([_obj("x")], [_obj("x")]),
+        limit=10,
+        limit_bytes=1,
+        want_values=[("x", 1)],
+        want_parsed=["x"],
+    ),
 ]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_objects_are_parsed_once_per_content(case: Case) -> None:
     parse = Counting()
-    memo = Memo("Thing", converted(parse), limit=case.limit)
+    memo = Memo("Thing", converted(parse), limit=case.limit, limit_bytes=case.limit_bytes)
     values: list[tuple[str, int]] = []
     for objs in case.calls:
         values = memo.parse_all([_struct(o) for o in objs])
     assert (values, parse.calls) == (case.want_values, case.want_parsed)
+    assert memo.held_bytes <= max(case.limit_bytes, SIZE)
 
 
 def test_an_object_that_does_not_parse_raises_with_its_name_every_time() -> None:

@@ -22,7 +22,10 @@ from modelplane.model import Device, NodePool
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
-LIMIT = 100_000  # objects per table: pools and devices of a fleet of ~10,000 clusters
+# Objects per table. A fleet of 1,000 clusters x 8 pools has ~11,000 devices and 8,000 pools, and
+# an entry holds its object alive (~1 KiB a device, more for a pool with its devices): this keeps
+# such a fleet whole and caps what a churning fleet can hold at a few tens of MiB.
+LIMIT = 20_000
 
 _digests: dict[int, tuple[Device, bytes]] = {}
 _pools: dict[int, tuple[NodePool, tuple[Device, ...], Hashable]] = {}
