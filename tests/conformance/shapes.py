@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from modelplane.model import ModelReplica, Parallelism, Phase, PlacedEngine, PlacedMember, Role, ServingMode
 from modelplane.render import render_replica
 
-from tests.conformance import kserve
+from tests.conformance import kserve, kubelet
 from tests.render.factories import container_template, engine, leader_worker, member, replica, standalone
 
 Env = tuple[Mapping[str, Any], ...]
@@ -37,7 +37,7 @@ HOSTILE = {
 # Args that refer to the container's env the kubelet's way (`$(NAME)`), with a value that the
 # presets' eval would re-parse if the kubelet pasted it into a quoted word: what vLLM must get is
 # what the kubelet's expansion alone gives (`$$` escapes, an undeclared name stays as written).
-ENV_REFS: tuple[Mapping[str, Any], ...] = (
+ENV_REFS: Env = (
     {"name": "API_KEY", "value": 'k\'ey "x" $HOME `id` {a,b} * ;'},
     {"name": "EMPTY", "value": ""},
 )
@@ -50,6 +50,25 @@ REF_ARGS = (
     "$(API_KEY)",
     "--v=$(API_KEY",
 )
+
+
+@dataclass(frozen=True)
+class ArgCase:
+    """Args (and env) on every pod of every shape, and the user args vLLM must receive from them."""
+
+    args: tuple[str, ...]
+    want: tuple[str, ...]
+    env: Env = ()
+
+
+ARG_CASES = {
+    **{kind: ArgCase(args=tuple(args), want=tuple(args)) for kind, args in HOSTILE.items()},
+    "kubelet env references": ArgCase(
+        args=REF_ARGS,
+        want=tuple(kubelet.expand(a, kubelet.container_env(ENV_REFS, {})) for a in REF_ARGS),
+        env=ENV_REFS,
+    ),
+}
 
 
 def workload(llmis: dict[str, Any], path: str) -> dict[str, Any] | None:

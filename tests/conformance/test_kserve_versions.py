@@ -22,11 +22,10 @@ from modelplane.render import render_replica
 from modelplane.render.args import extra_args
 from modelplane.render.pod import user_args
 
-from tests.conformance import examples, kserve, kubelet, launchers
+from tests.conformance import examples, kserve, launchers
 from tests.conformance.shapes import (
-    ENV_REFS,
+    ARG_CASES,
     HOSTILE,
-    REF_ARGS,
     WORKLOADS,
     member_of,
     real_argv,
@@ -67,29 +66,17 @@ def test_every_example_reaches_vllm_on_its_clusters_kserve(example: str, index: 
 
 
 def _cases() -> list[tuple[str, str]]:
-    return [(version, kind) for version in KSERVE_VERSIONS for kind in sorted(HOSTILE)]
+    return [(version, kind) for version in KSERVE_VERSIONS for kind in sorted(ARG_CASES)]
 
 
 @pytest.mark.parametrize(("version", "kind"), _cases())
 def test_hostile_args_reach_vllm_unchanged_on_every_version(version: str, kind: str, tmp_path: Path) -> None:
-    args = list(HOSTILE[kind])
+    case = ARG_CASES[kind]
     got: dict[str, Any] = {}
     want: dict[str, Any] = {}
-    for shape, r in replica_shapes(tuple(args)).items():
-        g, w = _check(version, rendered_llmis(replace(r, kserve_version=version)), lambda _path: args, tmp_path)
-        got |= {f"{shape}: {p}": v for p, v in g.items()}
-        want |= {f"{shape}: {p}": v for p, v in w.items()}
-    assert got == want
-    assert len(got) == 11  # every shape's every workload ran
-
-
-@pytest.mark.parametrize("version", KSERVE_VERSIONS)
-def test_env_references_reach_vllm_as_the_kubelet_expands_them_on_every_version(version: str, tmp_path: Path) -> None:
-    expanded = [kubelet.expand(a, kubelet.container_env(ENV_REFS, {})) for a in REF_ARGS]
-    got: dict[str, Any] = {}
-    want: dict[str, Any] = {}
-    for shape, r in replica_shapes(REF_ARGS, ENV_REFS).items():
-        g, w = _check(version, rendered_llmis(replace(r, kserve_version=version)), lambda _path: expanded, tmp_path)
+    for shape, r in replica_shapes(case.args, case.env).items():
+        llmis = rendered_llmis(replace(r, kserve_version=version))
+        g, w = _check(version, llmis, lambda _path: list(case.want), tmp_path)
         got |= {f"{shape}: {p}": v for p, v in g.items()}
         want |= {f"{shape}: {p}": v for p, v in w.items()}
     assert got == want

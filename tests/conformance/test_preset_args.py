@@ -14,11 +14,9 @@ import pytest
 from modelplane.render.args import extra_args
 from modelplane.render.pod import user_args
 
-from tests.conformance import examples, kserve, kubelet
+from tests.conformance import examples, kserve
 from tests.conformance.shapes import (
-    ENV_REFS,
-    HOSTILE,
-    REF_ARGS,
+    ARG_CASES,
     WORKLOADS,
     member_of,
     real_argv,
@@ -85,37 +83,20 @@ def test_every_example_reaches_vllm_as_written(example: str, index: int, tmp_pat
     assert got == want
 
 
-@pytest.mark.parametrize("kind", sorted(HOSTILE))
+@pytest.mark.parametrize("kind", sorted(ARG_CASES))
 def test_hostile_args_reach_vllm_unchanged(kind: str, tmp_path: Path) -> None:
     kserve.require_presets()
-    args = tuple(HOSTILE[kind])
+    case = ARG_CASES[kind]
     got: dict[str, list[str]] = {}
     want: dict[str, list[str]] = {}
-    for shape, r in replica_shapes(args).items():
+    for shape, r in replica_shapes(case.args, case.env).items():
         llmis = rendered_llmis(r)
         for path in WORKLOADS:
             w = workload(llmis, path)
             if w is not None:
                 argv = real_argv(llmis, path, tmp_path)
                 got[f"{shape}: {path}"] = argv[len(real_argv(llmis, path, tmp_path, without_args=True)) :]
-                want[f"{shape}: {path}"] = [*_ours(w), *args]
-    assert got == want
-    assert len(got) == 11  # every shape's every workload ran
-
-
-def test_env_references_reach_vllm_as_the_kubelet_expands_them(tmp_path: Path) -> None:
-    kserve.require_presets()
-    expanded = [kubelet.expand(a, kubelet.container_env(ENV_REFS, {})) for a in REF_ARGS]
-    got: dict[str, list[str]] = {}
-    want: dict[str, list[str]] = {}
-    for shape, r in replica_shapes(REF_ARGS, ENV_REFS).items():
-        llmis = rendered_llmis(r)
-        for path in WORKLOADS:
-            w = workload(llmis, path)
-            if w is not None:
-                argv = real_argv(llmis, path, tmp_path)
-                got[f"{shape}: {path}"] = argv[len(real_argv(llmis, path, tmp_path, without_args=True)) :]
-                want[f"{shape}: {path}"] = [*_ours(w), *expanded]
+                want[f"{shape}: {path}"] = [*_ours(w), *case.want]
     assert got == want
     assert len(got) == 11  # every shape's every workload ran
 
