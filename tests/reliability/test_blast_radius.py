@@ -102,6 +102,16 @@ US_EAST_BLOCKED = (
     f"Placed 2 new replicas: {rn('replica-ap-south-1-0')} on ap-south-1, {rn('replica-eu-west-1-1')} on eu-west-1."
 )
 
+# What the function answers when one unreadable replica of another deployment sits on us-east-1:
+# everything else is scheduled, and us-east-1 takes no new replica.
+US_EAST_CLOSED = {
+    "conditions": [("ReplicasScheduled", "TRUE", "Scheduled", "Scheduled 4 of 4 replicas."), FOUR_READY_TWO],
+    "results": [("NORMAL", "ReplicasPlaced", US_EAST_BLOCKED)],
+    "ready": "READY_FALSE",
+    "status": _status("replica-ap-south-1-0", "replica-eu-west-1-0", "replica-eu-west-1-1", "replica-us-east-1-0"),
+    "replicas": _placed(("replica-ap-south-1-0", "ap-south-1", "a100"), ("replica-eu-west-1-1", "eu-west-1", "l40s")),
+}
+
 CASES = [
     Case(
         name="a malformed InferenceCluster is left out and the replica on it is kept exactly as observed",
@@ -138,32 +148,12 @@ CASES = [
     Case(
         name="another deployment's replica with an unreadable index label only closes its cluster to new replicas",
         req=scale_up(replicas=[*FLEET_REPLICAS, _other_replica(labels={"modelplane.ai/replica-index": "²"})]),
-        want={
-            "conditions": [("ReplicasScheduled", "TRUE", "Scheduled", "Scheduled 4 of 4 replicas."), FOUR_READY_TWO],
-            "results": [("NORMAL", "ReplicasPlaced", US_EAST_BLOCKED)],
-            "ready": "READY_FALSE",
-            "status": _status(
-                "replica-ap-south-1-0", "replica-eu-west-1-0", "replica-eu-west-1-1", "replica-us-east-1-0"
-            ),
-            "replicas": _placed(
-                ("replica-ap-south-1-0", "ap-south-1", "a100"), ("replica-eu-west-1-1", "eu-west-1", "l40s")
-            ),
-        },
+        want=US_EAST_CLOSED,
     ),
     Case(
         name="another deployment's replica without engines only closes its cluster to new replicas",
         req=scale_up(replicas=[*FLEET_REPLICAS, _other_replica(spec={"engines": []})]),
-        want={
-            "conditions": [("ReplicasScheduled", "TRUE", "Scheduled", "Scheduled 4 of 4 replicas."), FOUR_READY_TWO],
-            "results": [("NORMAL", "ReplicasPlaced", US_EAST_BLOCKED)],
-            "ready": "READY_FALSE",
-            "status": _status(
-                "replica-ap-south-1-0", "replica-eu-west-1-0", "replica-eu-west-1-1", "replica-us-east-1-0"
-            ),
-            "replicas": _placed(
-                ("replica-ap-south-1-0", "ap-south-1", "a100"), ("replica-eu-west-1-1", "eu-west-1", "l40s")
-            ),
-        },
+        want=US_EAST_CLOSED,
     ),
 ]
 
