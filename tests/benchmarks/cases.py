@@ -11,7 +11,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api
 from modelplane.model import Cluster, Deployment, ModelReplica
 from modelplane.scheduler import schedule
-from modelplane_function.deployment import replica_key
+from modelplane_function.handlers.deployment import replica_key
 
 from tests.benchmarks import rpc
 from tests.benchmarks.fleet import Fleet, generate

@@ -15,7 +15,7 @@ from typing import Any
 
 from crossplane.function import logging
 from modelplane.scheduler import schedule
-from modelplane_function.fn import FunctionRunner
+from modelplane_function.server.fn import FunctionRunner
 
 from tests.benchmarks.cases import Case
 

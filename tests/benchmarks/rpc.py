@@ -26,7 +26,7 @@ import grpc
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 from google.protobuf import json_format, struct_pb2
-from modelplane_function.render.pipeline import CAPABILITIES
+from modelplane_function.cli.render.pipeline import CAPABILITIES
 
 MIB = 1024 * 1024
 DEFAULT_LIMIT_MIB = 4  # grpc's default receive limit, and the SDK's --max-recv-message-size default
@@ -72,7 +72,7 @@ def modelplane_command() -> list[str]:
     script = Path(sys.executable).with_name("modelplane")
     if script.exists():
         return [str(script)]
-    return [sys.executable, "-c", "from modelplane_function.cli import run; run()"]
+    return [sys.executable, "-c", "from modelplane_function.cli.main import run; run()"]
 
 
 class Client:

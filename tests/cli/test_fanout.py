@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 import yaml
-from modelplane_function.render import fanout, yamlio
+from modelplane_function.cli.render import fanout, yamlio
 
 
 @dataclass(frozen=True)

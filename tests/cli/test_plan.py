@@ -11,9 +11,9 @@ import pytest
 import yaml
 from click.testing import CliRunner
 from modelplane.fleet import plan_page, plan_text
-from modelplane_function.cli import main
-from modelplane_function.plan import Plan, plan
-from modelplane_function.render import output
+from modelplane_function.cli.main import main
+from modelplane_function.cli.plan import Plan, plan
+from modelplane_function.cli.render import output
 
 from tests.validator import run_validator
 

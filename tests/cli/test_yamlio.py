@@ -13,8 +13,8 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf import struct_pb2
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from modelplane_function.render import blockyaml, yamlio
-from modelplane_function.render.wire import Doc, required_resources
+from modelplane_function.cli.render import blockyaml, yamlio
+from modelplane_function.cli.render.wire import Doc, required_resources
 
 
 def _jsonable(value: Any) -> Any:

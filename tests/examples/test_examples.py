@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
-from modelplane_function.render import render_stream
+from modelplane_function.cli.render import render_stream
 
 from tests.validator import run_validator
 

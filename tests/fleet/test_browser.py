@@ -25,7 +25,7 @@ import yaml
 from modelplane.fleet import FleetView, page
 from modelplane.fleet.page import colours
 from modelplane.fleet.text import chip_text, placement
-from modelplane_function.cli import fleet_for
+from modelplane_function.cli.main import fleet_for
 
 from tests.fleet import png
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from modelplane.fleet import page, pool_table, text
-from modelplane_function.cli import fleet_for, main
+from modelplane_function.cli.main import fleet_for, main
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "taints-drain"  # observed replicas, a removal, taints: the richest fleet

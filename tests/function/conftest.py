@@ -12,9 +12,9 @@ from crossplane.function import logging
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 from google.protobuf import json_format
-from modelplane_function import server
-from modelplane_function.convert import plain
-from modelplane_function.fn import FunctionRunner
+from modelplane_function.handlers.convert import plain
+from modelplane_function.server import server
+from modelplane_function.server.fn import FunctionRunner
 
 logging.configure(level=logging.Level.DISABLED)
 

@@ -1,4 +1,4 @@
-"""The list bounds checked on the wire (modelplane_function.bounds) are exactly the XRDs' own."""
+"""The list bounds checked on the wire (modelplane_function.handlers.bounds) are exactly the XRDs' own."""
 
 from collections.abc import Mapping
 from pathlib import Path
@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 import yaml
 from modelplane import names
-from modelplane_function import bounds
+from modelplane_function.handlers import bounds
 
 APIS = Path(__file__).resolve().parents[2] / "apis"
 XRDS = {

@@ -10,9 +10,9 @@ import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api
 from modelplane.errors import SpecError
-from modelplane_function import requirements
-from modelplane_function.convert import to_dict
-from modelplane_function.pools import cluster_dict, read_cluster
+from modelplane_function.handlers import requirements
+from modelplane_function.handlers.convert import to_dict
+from modelplane_function.handlers.pools import cluster_dict, read_cluster
 
 from tests.api.test_ledger_replica import ledger_part
 from tests.benchmarks.cases import Size, case

@@ -13,7 +13,7 @@ from crossplane.function import response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf import struct_pb2
 from google.protobuf.message import DecodeError
-from modelplane_function import peek
+from modelplane_function.server import peek
 
 from .factories import cluster, deployment, namespace, request, resolved, struct
 

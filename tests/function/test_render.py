@@ -12,10 +12,10 @@ import pytest
 import yaml
 from crossplane.function import response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from modelplane_function.render import RenderFailure, pipeline, render_documents, render_stream
-from modelplane_function.render.output import generated_name
-from modelplane_function.render.store import Store
-from modelplane_function.render.xr import uid_of
+from modelplane_function.cli.render import RenderFailure, pipeline, render_documents, render_stream
+from modelplane_function.cli.render.output import generated_name
+from modelplane_function.cli.render.store import Store
+from modelplane_function.cli.render.xr import uid_of
 
 from .factories import API, cluster, deployment, namespace
 from .wants import replica

@@ -8,7 +8,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api
 from modelplane.errors import SpecError
 from modelplane.render import render_replica
-from modelplane_function import deployment as deployment_handler
+from modelplane_function.handlers import deployment as deployment_handler
 
 from .conftest import as_dict
 from .factories import cluster, deployment, replica_resolved, request, resolved, with_ready

@@ -14,8 +14,8 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1beta1 import run_function_pb2 as fnv1beta1
 from crossplane.function.proto.v1beta1 import run_function_pb2_grpc as grpcv1beta1
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
-from modelplane_function import server
-from modelplane_function.fn import FunctionRunner
+from modelplane_function.server import server
+from modelplane_function.server.fn import FunctionRunner
 
 from .conftest import Loop
 from .factories import cluster, deployment, request, resolved

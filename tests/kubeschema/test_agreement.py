@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from modelplane_function.render import render_stream
+from modelplane_function.cli.render import render_stream
 
 from tests.validator import APIS, ROOT, SHARED_VALIDATOR, run_validator
 

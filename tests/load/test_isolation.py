@@ -20,8 +20,8 @@ import grpc
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
-from modelplane_function import server
-from modelplane_function.fn import FunctionRunner
+from modelplane_function.server import server
+from modelplane_function.server.fn import FunctionRunner
 
 from tests.function.conftest import Loop, as_dict
 from tests.function.factories import cluster, deployment, request, resolved

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 import grpc
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
-from modelplane_function import server
-from modelplane_function.fn import FunctionRunner
+from modelplane_function.server import server
+from modelplane_function.server.fn import FunctionRunner
 
 from tests.benchmarks.load import drive, requests
 from tests.function.conftest import Loop

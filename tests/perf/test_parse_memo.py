@@ -1,4 +1,4 @@
-"""The function parses each fleet object once per content, across calls (modelplane_function.memo)."""
+"""The function parses each fleet object once per content, across calls (modelplane_function.handlers.memo)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from google.protobuf import json_format, struct_pb2
 from modelplane.errors import SpecError
-from modelplane_function.memo import Memo, converted, identity
+from modelplane_function.handlers.memo import Memo, converted, identity
 
 
 def _struct(obj: Mapping[str, Any]) -> struct_pb2.Struct:

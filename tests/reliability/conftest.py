@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 import pytest
 from crossplane.function import logging
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from modelplane_function.fn import FunctionRunner
+from modelplane_function.server.fn import FunctionRunner
 
 from tests.function.conftest import grpc_server
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from modelplane_function.convert import to_dict
+from modelplane_function.handlers.convert import to_dict
 
 from tests.benchmarks import fleet
 from tests.benchmarks.shapes import Shape, deployment

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from modelplane import api
-from modelplane_function.convert import to_dict
+from modelplane_function.handlers.convert import to_dict
 
 from tests.function.factories import cluster, deployment, namespace, request
 

@@ -18,8 +18,8 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from modelplane import names
-from modelplane_function.convert import to_dict, to_struct
-from modelplane_function.keep import minimal
+from modelplane_function.handlers.convert import to_dict, to_struct
+from modelplane_function.handlers.keep import minimal
 
 from tests.function.conftest import as_dict
 from tests.function.factories import request

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import pytest
 from modelplane.model import Cluster, Deployment, Device, ModelReplica
 from modelplane.scheduler import ScheduleResult, schedule
-from modelplane_function.render.explain import lines as explain_lines
+from modelplane_function.cli.render.explain import lines as explain_lines
 
 from tests.scheduler.factories import (
     GPU_DRIVER,

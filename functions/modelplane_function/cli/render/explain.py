@@ -16,12 +16,12 @@ from modelplane.errors import SpecError
 from modelplane.model import Cluster
 from modelplane.scheduler import ScheduleResult
 
-from modelplane_function import deployment, requirements
-from modelplane_function.convert import to_dict
-from modelplane_function.keep import observed_of_kind
-from modelplane_function.pools import read_cluster
-from modelplane_function.render.verdict import failures
-from modelplane_function.render.wire import Doc
+from modelplane_function.cli.render.verdict import failures
+from modelplane_function.cli.render.wire import Doc
+from modelplane_function.handlers import deployment, requirements
+from modelplane_function.handlers.convert import to_dict
+from modelplane_function.handlers.keep import observed_of_kind
+from modelplane_function.handlers.pools import read_cluster
 
 
 def _table(rows: Sequence[Sequence[str]]) -> list[str]:

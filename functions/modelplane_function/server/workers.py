@@ -4,7 +4,7 @@ The gRPC server runs one asyncio loop. Composing on it (converting the fleet, sc
 evaluating CEL) blocks every other call for as long as one request takes, and threads would not
 help: the GIL and long native calls hold everyone else up just the same. Here the loop only moves
 bytes: the request exactly as gRPC received it goes to an idle worker process (`python -m
-modelplane_function.worker`, length-prefixed frames over a pipe pair), which parses it, composes it
+modelplane_function.server.worker`, length-prefixed frames over a pipe pair), which parses it, composes it
 and writes the serialized response back, which gRPC sends as it is. N workers serve N requests at
 once on N cores, and a heavy request delays only the requests queued behind all of them.
 
@@ -76,7 +76,7 @@ class _Worker:
         command = [
             sys.executable,
             "-m",
-            "modelplane_function.worker",
+            "modelplane_function.server.worker",
             str(requests_read),
             str(responses_write),
             level.name,

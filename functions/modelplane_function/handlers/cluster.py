@@ -19,10 +19,10 @@ from modelplane import api, names
 from modelplane.api.usage import KIND_CLUSTER_USAGE, cluster_usage
 from modelplane.errors import SpecError
 
-from modelplane_function import notes
-from modelplane_function.conditions import Condition, report
-from modelplane_function.convert import to_dict, to_struct
-from modelplane_function.keep import keep, observed_of_kind
+from modelplane_function.handlers import notes
+from modelplane_function.handlers.conditions import Condition, report
+from modelplane_function.handlers.convert import to_dict, to_struct
+from modelplane_function.handlers.keep import keep, observed_of_kind
 
 REPLICAS = "replicas"
 GUARD = "replica-guard"  # composition resource name of the ClusterUsage

@@ -27,8 +27,8 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from modelplane_function.render import blockyaml
-from modelplane_function.render.wire import HEAD_KEYS, Doc, NodeEncoder, ObjectEncoder, Unusual
+from modelplane_function.cli.render import blockyaml
+from modelplane_function.cli.render.wire import HEAD_KEYS, Doc, NodeEncoder, ObjectEncoder, Unusual
 
 _TAG = "tag:yaml.org,2002:"
 _STR, _MAP, _SEQ, _TIMESTAMP = _TAG + "str", _TAG + "map", _TAG + "seq", _TAG + "timestamp"

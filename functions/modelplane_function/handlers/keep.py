@@ -13,8 +13,8 @@ from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
-from modelplane_function.conditions import is_ready
-from modelplane_function.convert import to_dict, to_struct
+from modelplane_function.handlers.conditions import is_ready
+from modelplane_function.handlers.convert import to_dict, to_struct
 
 
 def minimal(obj: Mapping[str, Any]) -> dict[str, Any]:

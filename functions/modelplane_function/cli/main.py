@@ -17,15 +17,15 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import names
 from modelplane.fleet import FleetView, page, plan_page, plan_text, text
 
-from modelplane_function import server
-from modelplane_function.logged import LoggedRunner
-from modelplane_function.plan import MAX_ROUNDS
-from modelplane_function.plan import plan as plan_fleet
-from modelplane_function.render import RenderFailure, load, render_documents, render_files, yamlio
-from modelplane_function.render import output as output_module
-from modelplane_function.render.explain import clusters_of, fleet_view
-from modelplane_function.render.verdict import Exit, Failure, exit_code, failures
-from modelplane_function.workers import DEFAULT_DEADLINE_SECONDS
+from modelplane_function.cli.plan import MAX_ROUNDS
+from modelplane_function.cli.plan import plan as plan_fleet
+from modelplane_function.cli.render import RenderFailure, load, render_documents, render_files, yamlio
+from modelplane_function.cli.render import output as output_module
+from modelplane_function.cli.render.explain import clusters_of, fleet_view
+from modelplane_function.cli.render.verdict import Exit, Failure, exit_code, failures
+from modelplane_function.server import server
+from modelplane_function.server.logged import LoggedRunner
+from modelplane_function.server.workers import DEFAULT_DEADLINE_SECONDS
 
 _MIB = 1024 * 1024
 

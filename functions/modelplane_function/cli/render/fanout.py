@@ -19,8 +19,8 @@ import os
 import re
 from concurrent.futures import ProcessPoolExecutor
 
-from modelplane_function.render import yamlio
-from modelplane_function.render.wire import Doc
+from modelplane_function.cli.render import yamlio
+from modelplane_function.cli.render.wire import Doc
 
 PARALLEL_FROM = 4 * 2**20  # characters: below this a fork costs more than it saves
 MAX_PARTS = 8

@@ -16,12 +16,12 @@ from modelplane import api, names
 from modelplane.errors import SpecError
 from modelplane.model import Cluster, ModelReplica
 
-from modelplane_function import bounds
-from modelplane_function.convert import project, to_dict
-from modelplane_function.ledger import read_ledger_replica
-from modelplane_function.memo import Memo, converted, identity
-from modelplane_function.pools import read_cluster
-from modelplane_function.stamps import stamped
+from modelplane_function.handlers import bounds
+from modelplane_function.handlers.convert import project, to_dict
+from modelplane_function.handlers.ledger import read_ledger_replica
+from modelplane_function.handlers.memo import Memo, converted, identity
+from modelplane_function.handlers.pools import read_cluster
+from modelplane_function.handlers.stamps import stamped
 
 CLUSTERS = "clusters"
 REPLICAS = "replicas"

@@ -1,6 +1,6 @@
 """A worker process of `modelplane serve` (see workers.py): compose each request it is sent.
 
-Run as `python -m modelplane_function.worker REQUESTS_FD RESPONSES_FD LEVEL`. It writes a READY
+Run as `python -m modelplane_function.server.worker REQUESTS_FD RESPONSES_FD LEVEL`. It writes a READY
 frame when it is ready, then answers every request frame with a response frame (or an UNREADABLE
 one, when the bytes are not a RunFunctionRequest) until its request pipe closes. Logs go to the
 inherited stderr and stdout, as the server's do.
@@ -17,8 +17,8 @@ from crossplane.function import logging
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf.message import DecodeError
 
-from modelplane_function.fn import compose
-from modelplane_function.workers import Frame, receive, send
+from modelplane_function.server.fn import compose
+from modelplane_function.server.workers import Frame, receive, send
 
 
 def main(argv: Sequence[str]) -> int:

@@ -25,14 +25,14 @@ from modelplane.errors import SpecError
 from modelplane.fleet import DeploymentOutcome, FleetView, PlanView, build_plan
 from modelplane.model import Cluster, ModelReplica
 
-from modelplane_function.convert import to_dict
-from modelplane_function.render import load, yamlio
-from modelplane_function.render.driver import configure_logging, render_with, serving
-from modelplane_function.render.errors import RenderFailure
-from modelplane_function.render.explain import clusters_of, fleet_view
-from modelplane_function.render.verdict import Failure, failures
-from modelplane_function.render.wire import Doc
-from modelplane_function.render.xr import ANNOTATION_RESOURCE_NAME, name_of, namespace_of
+from modelplane_function.cli.render import load, yamlio
+from modelplane_function.cli.render.driver import configure_logging, render_with, serving
+from modelplane_function.cli.render.errors import RenderFailure
+from modelplane_function.cli.render.explain import clusters_of, fleet_view
+from modelplane_function.cli.render.verdict import Failure, failures
+from modelplane_function.cli.render.wire import Doc
+from modelplane_function.cli.render.xr import ANNOTATION_RESOURCE_NAME, name_of, namespace_of
+from modelplane_function.handlers.convert import to_dict
 
 MAX_ROUNDS = 10
 _Key = tuple[str, str]  # (namespace, name) of a deployment

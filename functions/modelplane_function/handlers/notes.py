@@ -12,7 +12,7 @@ from typing import Any
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api, names
 
-from modelplane_function.conditions import Condition, observed_condition, report
+from modelplane_function.handlers.conditions import Condition, observed_condition, report
 
 
 def report_ignored(rsp: fnv1.RunFunctionResponse, xr: Mapping[str, Any]) -> None:

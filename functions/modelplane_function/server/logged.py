@@ -15,9 +15,9 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf import struct_pb2
 from google.protobuf.message import DecodeError
 
-from modelplane_function import peek
-from modelplane_function.fn import FunctionRunner
-from modelplane_function.workers import UnreadableRequestError
+from modelplane_function.server import peek
+from modelplane_function.server.fn import FunctionRunner
+from modelplane_function.server.workers import UnreadableRequestError
 
 _STATUS = {fnv1.STATUS_CONDITION_TRUE: "True", fnv1.STATUS_CONDITION_FALSE: "False"}
 _SEVERITY = {fnv1.SEVERITY_FATAL: "Fatal", fnv1.SEVERITY_WARNING: "Warning", fnv1.SEVERITY_NORMAL: "Normal"}

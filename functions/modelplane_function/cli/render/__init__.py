@@ -5,7 +5,7 @@ and returns the documents; `render_stream` does the same from files and returns 
 that `modelplane render` prints. Both raise RenderFailure, and print nothing, on any error.
 """
 
-from modelplane_function.render.driver import render_documents, render_files, render_stream
-from modelplane_function.render.errors import RenderFailure
+from modelplane_function.cli.render.driver import render_documents, render_files, render_stream
+from modelplane_function.cli.render.errors import RenderFailure
 
 __all__ = ["RenderFailure", "render_documents", "render_files", "render_stream"]

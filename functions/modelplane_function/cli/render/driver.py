@@ -16,15 +16,15 @@ from crossplane.function import logging
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import names
 
-from modelplane_function import server
-from modelplane_function.convert import to_struct
-from modelplane_function.logged import LoggedRunner
-from modelplane_function.render import load, output, pipeline, yamlio
-from modelplane_function.render.errors import RenderFailure
-from modelplane_function.render.explain import explain as explain_placement
-from modelplane_function.render.store import Store
-from modelplane_function.render.wire import Doc
-from modelplane_function.render.xr import controller_of, name_of, namespace_of, observed_by_key, observed_xr
+from modelplane_function.cli.render import load, output, pipeline, yamlio
+from modelplane_function.cli.render.errors import RenderFailure
+from modelplane_function.cli.render.explain import explain as explain_placement
+from modelplane_function.cli.render.store import Store
+from modelplane_function.cli.render.wire import Doc
+from modelplane_function.cli.render.xr import controller_of, name_of, namespace_of, observed_by_key, observed_xr
+from modelplane_function.handlers.convert import to_struct
+from modelplane_function.server import server
+from modelplane_function.server.logged import LoggedRunner
 
 _TIMEOUT_SECONDS = 60  # crossplane render's default --timeout
 # The whole fleet travels in one request over loopback: a 1,000-cluster fleet is ~23 MiB, past

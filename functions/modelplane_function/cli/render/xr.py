@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from modelplane_function.render.errors import RenderFailure
+from modelplane_function.cli.render.errors import RenderFailure
 
 ANNOTATION_RESOURCE_NAME = "crossplane.io/composition-resource-name"
 LABEL_COMPOSITE = "crossplane.io/composite"

@@ -14,7 +14,7 @@ from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
-from modelplane_function.render.wire import Doc
+from modelplane_function.cli.render.wire import Doc
 
 _Key = tuple[str, str, str, str]
 

@@ -27,10 +27,10 @@ from modelplane.model import Cluster, ModelReplica
 from modelplane.render import render_notes, render_replica
 from modelplane.scheduler.selectors import admits_namespace
 
-from modelplane_function import bounds, notes, requirements
-from modelplane_function.conditions import Condition, is_ready, report
-from modelplane_function.convert import to_dict, to_struct
-from modelplane_function.keep import keep
+from modelplane_function.handlers import bounds, notes, requirements
+from modelplane_function.handlers.conditions import Condition, is_ready, report
+from modelplane_function.handlers.convert import to_dict, to_struct
+from modelplane_function.handlers.keep import keep
 
 CLUSTER = "cluster"
 

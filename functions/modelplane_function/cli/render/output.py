@@ -17,10 +17,9 @@ from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
-from modelplane_function.convert import to_dict
-from modelplane_function.render import yamlio
-from modelplane_function.render.errors import RenderFailure
-from modelplane_function.render.xr import (
+from modelplane_function.cli.render import yamlio
+from modelplane_function.cli.render.errors import RenderFailure
+from modelplane_function.cli.render.xr import (
     ANNOTATION_RESOURCE_NAME,
     LABEL_COMPOSITE,
     composite_label,
@@ -29,6 +28,7 @@ from modelplane_function.render.xr import (
     sorted_refs,
     uid_of,
 )
+from modelplane_function.handlers.convert import to_dict
 
 TRANSITION_TIME = "2024-01-01T00:00:00Z"
 SYSTEM_CONDITIONS = frozenset({"Ready", "Synced", "Healthy", "Responsive"})

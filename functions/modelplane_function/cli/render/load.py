@@ -8,9 +8,9 @@ from typing import Any, TypeVar
 
 import yaml
 
-from modelplane_function.render import fanout, yamlio
-from modelplane_function.render.errors import RenderFailure
-from modelplane_function.render.wire import Doc
+from modelplane_function.cli.render import fanout, yamlio
+from modelplane_function.cli.render.errors import RenderFailure
+from modelplane_function.cli.render.wire import Doc
 
 DEFAULT_FUNCTION = "function-modelplane"
 T = TypeVar("T")

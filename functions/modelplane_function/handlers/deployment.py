@@ -26,11 +26,11 @@ from modelplane.model import Cluster, Deployment, ModelReplica
 from modelplane.scheduler import ScheduleResult, schedule
 from modelplane.scheduler.unreadable import Unreadable
 
-from modelplane_function import bounds, limits, notes, requirements
-from modelplane_function.conditions import Condition, event, is_ready, report
-from modelplane_function.convert import project, to_dict, to_struct
-from modelplane_function.keep import keep, minimal, observed_of_kind
-from modelplane_function.stamps import stamped
+from modelplane_function.handlers import bounds, limits, notes, requirements
+from modelplane_function.handlers.conditions import Condition, event, is_ready, report
+from modelplane_function.handlers.convert import project, to_dict, to_struct
+from modelplane_function.handlers.keep import keep, minimal, observed_of_kind
+from modelplane_function.handlers.stamps import stamped
 
 # Selector results outlive a call: every deployment's call sees the same fleet, so after the first
 # one no CEL is evaluated until a device kind or a selector changes.

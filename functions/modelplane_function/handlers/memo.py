@@ -25,7 +25,7 @@ from typing import Any, Generic, TypeVar
 from google.protobuf import struct_pb2
 from modelplane.errors import SpecError
 
-from modelplane_function.convert import to_dict
+from modelplane_function.handlers.convert import to_dict
 
 T = TypeVar("T")
 LIMIT = 50_000

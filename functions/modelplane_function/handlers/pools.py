@@ -17,8 +17,8 @@ from google.protobuf import struct_pb2
 from modelplane import api
 from modelplane.model import Cluster
 
-from modelplane_function.convert import from_value
-from modelplane_function.memo import LIMIT
+from modelplane_function.handlers.convert import from_value
+from modelplane_function.handlers.memo import LIMIT
 
 _LISTS: dict[bytes, Any] = {}  # devices Value digest -> converted list
 _DEVICES: dict[str, Any] = {}  # parse_cluster's device memo

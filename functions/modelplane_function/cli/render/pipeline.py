@@ -17,11 +17,11 @@ from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
-from modelplane_function.convert import to_struct
-from modelplane_function.render.errors import RenderFailure
-from modelplane_function.render.load import DEFAULT_FUNCTION
-from modelplane_function.render.store import Store
-from modelplane_function.render.wire import Doc, required_resources
+from modelplane_function.cli.render.errors import RenderFailure
+from modelplane_function.cli.render.load import DEFAULT_FUNCTION
+from modelplane_function.cli.render.store import Store
+from modelplane_function.cli.render.wire import Doc, required_resources
+from modelplane_function.handlers.convert import to_struct
 
 MAX_ITERATIONS = 5  # calls are numbered 0..5, so at most 6 calls per step
 # what Crossplane >= v2.2 advertises to a function

@@ -26,8 +26,8 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1beta1 import run_function_pb2 as fnv1beta1
 from grpc_reflection.v1alpha import reflection
 
-from modelplane_function.fn import FunctionRunner
-from modelplane_function.workers import UnreadableRequestError
+from modelplane_function.server.fn import FunctionRunner
+from modelplane_function.server.workers import UnreadableRequestError
 
 # The services whose RunFunction this server answers: one wire format, two package names.
 SERVICES = tuple(m.DESCRIPTOR.services_by_name["FunctionRunnerService"].full_name for m in (fnv1, fnv1beta1))

@@ -23,8 +23,9 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf.message import DecodeError
 from modelplane import names
 
-from modelplane_function import cluster, deployment, limits, peek, replica
-from modelplane_function.workers import (
+from modelplane_function.handlers import cluster, deployment, limits, replica
+from modelplane_function.server import peek
+from modelplane_function.server.workers import (
     DEFAULT_DEADLINE_SECONDS,
     CallFailedError,
     UnreadableRequestError,

@@ -16,8 +16,8 @@ from google.protobuf import struct_pb2
 from modelplane import api
 from modelplane.model import ModelReplica, PlacedEngine
 
-from modelplane_function.convert import from_value, project
-from modelplane_function.memo import LIMIT
+from modelplane_function.handlers.convert import from_value, project
+from modelplane_function.handlers.memo import LIMIT
 
 _ENGINES: OrderedDict[bytes, tuple[PlacedEngine, ...]] = OrderedDict()
 
