@@ -25,11 +25,13 @@ LABEL_POOL = "modelplane.ai/pool"
 LABEL_ENGINE = "modelplane.ai/engine"
 LABEL_REPLICA = "modelplane.ai/replica"
 LABEL_DEPLOYMENT_NAMESPACE = "modelplane.ai/deployment-namespace"
+LABEL_REVISION = "modelplane.ai/revision"  # the deployment template revision a ModelReplica renders
 RESERVED_LABEL_PREFIX = "modelplane.ai/"
 
 # Conditions on the ModelDeployment.
 CONDITION_REPLICAS_SCHEDULED = "ReplicasScheduled"
 CONDITION_REPLICAS_READY = "ReplicasReady"
+CONDITION_PROGRESSING = "Progressing"
 # Conditions on the ModelReplica.
 CONDITION_REPLICA_RENDERED = "ReplicaRendered"
 CONDITION_REPLICA_READY = "ReplicaReady"
@@ -57,11 +59,17 @@ REASON_NOT_READY = "NotReady"
 REASON_PUBLISHED = "Published"
 REASON_REPLICAS_PLACED = "ReplicasPlaced"
 REASON_REPLICAS_REMOVED = "ReplicasRemoved"
+REASON_REPLICAS_UPDATED = "ReplicasUpdated"
 REASON_RESPONSE_TOO_LARGE = "ResponseTooLarge"
 REASON_REPLICAS_RELABELLED = "ReplicasRelabelled"
 REASON_NAMESPACE_NOT_ADMITTED = "NamespaceNotAdmitted"
 REASON_CLUSTER_NOT_FOUND = "ClusterNotFound"
 REASON_NAMESPACE_NOT_FOUND = "NamespaceNotFound"
+# Progressing, after a Deployment's (ReplicaSetUpdated, NewReplicaSetAvailable, DeploymentPaused).
+REASON_ROLLING_OUT = "RollingOut"
+REASON_ROLLOUT_COMPLETE = "RolloutComplete"
+REASON_ROLLOUT_PAUSED = "RolloutPaused"
+REASON_PROGRESS_DEADLINE_EXCEEDED = "ProgressDeadlineExceeded"
 
 MAX_NAME = 63
 MAX_LABEL_VALUE = 63
