@@ -463,7 +463,7 @@ def test_replica_manifest_writes_identity_labels_and_only_owned_spec() -> None:
             "workloadNamespace": "modelplane-workloads",
             "model": {"uri": "hf://x/y"},
             "serving": {"mode": "Unified"},
-            "scheduling": {"queue": "default"},
+            "scheduling": {"queue": "default-queue", "priorityClassName": "inference"},
             "engines": [
                 {
                     "name": "main",
