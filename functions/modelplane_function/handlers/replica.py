@@ -29,7 +29,7 @@ from modelplane.render import render_notes, render_replica
 from modelplane.scheduler import kai
 from modelplane.scheduler.selectors import admits_namespace
 
-from modelplane_function.handlers import bounds, failures, notes, requirements
+from modelplane_function.handlers import bounds, claims, failures, notes, requirements
 from modelplane_function.handlers.conditions import Condition, is_ready, report
 from modelplane_function.handlers.convert import to_dict, to_struct
 from modelplane_function.handlers.keep import keep
@@ -172,11 +172,18 @@ def handle(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         desired.resource.CopyFrom(to_struct(obj.manifest))
         if is_ready(observed.get(obj.key)):
             desired.ready = fnv1.READY_TRUE
+    in_use = claims.still_used(observed, {o.key for o in rendered})
+    keep(rsp, in_use)
+    kept = (
+        [f"Kept {', '.join(sorted(in_use))} (no longer rendered) while the workload may still use it."]
+        if in_use
+        else []
+    )
     c = Condition(
         type=names.CONDITION_REPLICA_RENDERED,
         status="True",
         reason=names.REASON_RENDERED,
-        message=" ".join([f"Rendered {len(rendered)} objects.", *render_notes(replica)]),
+        message=" ".join([f"Rendered {len(rendered)} objects.", *kept, *render_notes(replica)]),
     )
     report(rsp, xr, c)
     sources = sorted(o.key for o in rendered if o.readiness_source)
