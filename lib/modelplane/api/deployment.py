@@ -131,6 +131,7 @@ class Engine(Wire):
 class Scheduling(Wire):
     queue: str | None = None
     priority_class_name: str | None = None
+    spread: Literal["Preferred", "Strict"] = "Preferred"
 
 
 def check_phases(mode: str, phases: list[str | None]) -> None:
@@ -206,6 +207,7 @@ def parse_deployment(obj: Mapping[str, Any], *, namespace_labels: Mapping[str, s
         base_refs=serving.base_refs_domain(),
         queue=scheduling.queue or None,
         priority_class_name=scheduling.priority_class_name or None,
+        spread=m.SpreadPolicy(scheduling.spread),
         template_labels=dict((spec.template.metadata or TemplateMetadata()).labels or {}),
         namespace_labels=dict(namespace_labels or {}),
     )
