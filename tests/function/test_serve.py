@@ -1,6 +1,7 @@
 """`modelplane serve` as a process: mTLS with certificates made here, and clear failures to start."""
 
 import datetime
+import json
 import os
 import socket
 import subprocess
@@ -208,3 +209,19 @@ def test_serve_exits_non_zero_with_a_message_when_it_cannot_start(tmp_path: Path
         )
     assert (proc.returncode, proc.stdout, proc.stderr) == (case.code, "", case.want.format(**fill) + "\n")
 
+
+def test_serve_writes_each_log_line_as_it_happens_when_its_output_is_a_file(tmp_path: Path) -> None:
+    log = tmp_path / "serve.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [MODELPLANE, "serve", "--insecure", "--address", "127.0.0.1:0"], stdout=out, stderr=subprocess.PIPE
+        )
+    try:
+        deadline = time.monotonic() + 30
+        while not log.read_text() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        lines = log.read_text().splitlines()  # read while it still runs: nothing flushed it at exit
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+    assert [json.loads(line)["msg"] for line in lines] == ["Serving function"]

@@ -24,7 +24,7 @@ from modelplane_function.cli.render import output as output_module
 from modelplane_function.cli.render.explain import clusters_of, fleet_view
 from modelplane_function.cli.render.verdict import Exit, Failure, exit_code, failures
 from modelplane_function.server import server
-from modelplane_function.server.logged import LoggedRunner
+from modelplane_function.server.logged import LoggedRunner, line_buffered
 from modelplane_function.server.workers import DEFAULT_DEADLINE_SECONDS
 
 _MIB = 1024 * 1024
@@ -100,6 +100,7 @@ def serve(
     """
     level = logging.Level.DEBUG if debug else logging.Level.INFO
     logging.configure(level=level)
+    line_buffered(sys.stdout)  # a log redirected to a file or a pipe shows each line as it happens
     if not insecure and not tls_certs_dir:
         msg = "serving needs --tls-certs-dir (or TLS_SERVER_CERTS_DIR) for mTLS, or --insecure"
         raise click.UsageError(msg)
