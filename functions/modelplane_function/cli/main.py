@@ -9,6 +9,7 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 from crossplane.function import cli as sdkcli
@@ -133,43 +134,64 @@ _ALLOW_PARTIAL = click.option(
 )
 
 
-def _inputs(command: Callable[..., None]) -> Callable[..., None]:
-    """The inputs `render` and `fleet` share: the XR, required and observed resources, Compositions."""
-    for option in reversed(_INPUT_OPTIONS):
-        command = option(command)
-    return command
+def _inputs(*, observed_short: bool) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """The inputs `render` and `fleet` share: the XR, required and observed resources, Compositions.
+
+    render takes crossplane render's -o for observed resources; `fleet` and `plan` (like kubectl)
+    take -o for the output format, so theirs is only the long flag.
+    """
+    flags = ("--observed-resources", "-o") if observed_short else ("--observed-resources",)
+    options = (
+        click.argument("xr_file", type=click.Path(exists=True, dir_okay=False, path_type=Path)),
+        click.option(
+            "--required-resources",
+            "-e",
+            "required",
+            multiple=True,
+            type=click.Path(exists=True, path_type=Path),
+            help="YAML file or directory of resources the function may require (repeatable).",
+        ),
+        click.option(
+            *flags,
+            "observed",
+            multiple=True,
+            type=(_ObservedPath if observed_short else click.Path)(exists=True, path_type=Path),
+            help="YAML file or directory of composed resources that already exist (repeatable)."
+            + (" -o is this, as in crossplane render: render always writes YAML." if observed_short else ""),
+        ),
+        click.option(
+            "--apis",
+            type=click.Path(exists=True, file_okay=False, path_type=Path),
+            default=None,
+            help="Directory searched for Compositions (default: this repository's apis/).",
+        ),
+    )
+
+    def decorate(command: Callable[..., None]) -> Callable[..., None]:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return decorate
 
 
-# crossplane render's short flag for observed resources; `fleet` and `plan` use -o for the format.
-_OBSERVED_SHORT = click.option(
-    "-o", "observed_short", multiple=True, type=click.Path(exists=True, path_type=Path), hidden=True
-)
+# Output format names of kubectl, `fleet` and `plan`, which a user may give to render's -o.
+_FORMATS = frozenset({"text", "html", "yaml", "json", "wide", "name"})
 
 
-_INPUT_OPTIONS = (
-    click.argument("xr_file", type=click.Path(exists=True, dir_okay=False, path_type=Path)),
-    click.option(
-        "--required-resources",
-        "-e",
-        "required",
-        multiple=True,
-        type=click.Path(exists=True, path_type=Path),
-        help="YAML file or directory of resources the function may require (repeatable).",
-    ),
-    click.option(
-        "--observed-resources",
-        "observed",
-        multiple=True,
-        type=click.Path(exists=True, path_type=Path),
-        help="YAML file or directory of composed resources that already exist (repeatable).",
-    ),
-    click.option(
-        "--apis",
-        type=click.Path(exists=True, file_okay=False, path_type=Path),
-        default=None,
-        help="Directory searched for Compositions (default: this repository's apis/).",
-    ),
-)
+class _ObservedPath(click.Path):
+    """Observed resources: a format name given instead (render's -o) is said to be one."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value.lower() in _FORMATS and not Path(value).exists():
+            self.fail(
+                f"{value!r} is an output format, not a file: render's -o is --observed-resources, as in "
+                f"crossplane render, and render always writes YAML to stdout. Drop '-o {value}' "
+                "(fleet and plan take -o text|html).",
+                param,
+                ctx,
+            )
+        return super().convert(value, param, ctx)
 
 
 _RENDER_HELP = """Render XR_FILE offline through the real function, as `crossplane render` would.
@@ -194,8 +216,7 @@ render, -o is short for --observed-resources here.
 
 
 @main.command(help=_RENDER_HELP, epilog=_EXIT_HELP)
-@_inputs
-@_OBSERVED_SHORT
+@_inputs(observed_short=True)
 @click.option("--no-recurse", is_flag=True, help="Do not render the composed ModelReplicas.")
 @click.option("--explain", is_flag=True, help="Print the placement, rendering and the diagnosis to stderr.")
 @click.option("--debug", "-d", is_flag=True, help="Log the function's debug output to stderr.")
@@ -205,7 +226,6 @@ def render(
     xr_file: Path,
     required: tuple[Path, ...],
     observed: tuple[Path, ...],
-    observed_short: tuple[Path, ...],
     apis: Path | None,
     no_recurse: bool,
     explain: bool,
@@ -216,7 +236,7 @@ def render(
         docs = render_files(
             xr_file,
             required=required,
-            observed=(*observed, *observed_short),
+            observed=observed,
             apis=apis,
             recurse=not no_recurse,
             explain=sys.stderr if explain else None,
@@ -272,7 +292,7 @@ _OUT = click.option(
 
 
 @main.command(epilog=_EXIT_HELP)
-@_inputs
+@_inputs(observed_short=False)
 @click.option(
     "--output", "-o", type=click.Choice(["text", "html"]), default="text", show_default=True, help="Output format."
 )
