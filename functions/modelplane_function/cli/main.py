@@ -22,8 +22,9 @@ from modelplane_function.cli.plan import MAX_ROUNDS
 from modelplane_function.cli.plan import plan as plan_fleet
 from modelplane_function.cli.render import RenderFailure, load, render_documents, render_files, yamlio
 from modelplane_function.cli.render import output as output_module
+from modelplane_function.cli.render.contained import contained
 from modelplane_function.cli.render.explain import clusters_of, fleet_view
-from modelplane_function.cli.render.verdict import Exit, Failure, exit_code, failures
+from modelplane_function.cli.render.verdict import Exit, Finding, exit_code, failures
 from modelplane_function.server import server
 from modelplane_function.server.logged import LoggedRunner, line_buffered
 from modelplane_function.server.workers import DEFAULT_DEADLINE_SECONDS
@@ -34,7 +35,8 @@ _MIB = 1024 * 1024
 _EXIT_HELP = """Exit codes: 0 success; 1 nothing rendered (unreadable input, a fatal result, the
 function unreachable); 2 bad command line; 3 the function rejected some input (a False
 ReplicasScheduled, ReplicaRendered or GPUPoolsPublished condition: InvalidSpec,
-InvalidNodeSelector, NoClusters, CannotRender, ...); 4 every input valid but replicas left
+InvalidNodeSelector, NoClusters, CannotRender, ...; or an InferenceCluster or ModelReplica it
+could not read and left out of the fleet); 4 every input valid but replicas left
 unplaced (InsufficientCapacity, NoSuitableCluster), which --allow-partial turns into 0. With 3 or 4
 the output is complete and stderr names each failure."""
 _PACKAGE = "function-modelplane-scheduler"
@@ -117,8 +119,8 @@ def serve(
         raise click.ClickException(str(e)) from e
 
 
-def _finish(found: Sequence[Failure], *, allow_partial: bool, code: Exit | None = None) -> None:
-    """Name every failure on stderr and exit with the code that classifies them (or `code`)."""
+def _finish(found: Sequence[Finding], *, allow_partial: bool, code: Exit | None = None) -> None:
+    """Name every finding on stderr and exit with the code that classifies them (or `code`)."""
     for f in found:
         if not (f.partial and allow_partial):
             click.echo(f"modelplane: {f.line()}", err=True)
@@ -232,6 +234,7 @@ def render(
     debug: bool,
     allow_partial: bool,
 ) -> None:
+    requests: list[bytes] = []
     try:
         docs = render_files(
             xr_file,
@@ -241,19 +244,20 @@ def render(
             recurse=not no_recurse,
             explain=sys.stderr if explain else None,
             debug=debug,
+            requests=requests,
         )
     except RenderFailure as e:
         raise click.ClickException(str(e)) from e
     sys.stdout.write(output_module.dump(docs))
     sys.stdout.flush()
-    _finish(failures(docs), allow_partial=allow_partial)
+    _finish([*contained(requests), *failures(docs)], allow_partial=allow_partial)
 
 
 def fleet_for(
     xr_file: Path, *, required: Sequence[Path] = (), observed: Sequence[Path] = (), apis: Path | None = None
-) -> tuple[FleetView, list[Failure]]:
+) -> tuple[FleetView, list[Finding]]:
     """`modelplane fleet` as a function: render the ModelDeployment (not its replicas), rebuild the
-    fleet from the last request the function received, and the render's failures. Raises RenderFailure."""
+    fleet from the last request the function received, and the render's findings. Raises RenderFailure."""
     xr = load.single(xr_file)
     if xr.get("kind") != names.KIND_DEPLOYMENT:
         msg = f"{xr_file}: fleet takes a {names.KIND_DEPLOYMENT}, got kind {xr.get('kind')!r}"
@@ -275,7 +279,7 @@ def fleet_for(
         view = fleet_view(fnv1.RunFunctionRequest.FromString(requests[-1]), clusters_of(fleet_docs))
     if isinstance(view, str):
         raise RenderFailure(view)
-    return view, failures(docs)
+    return view, [*contained(requests), *failures(docs)]
 
 
 def _write(rendered: str, out: Path | None) -> None:
