@@ -97,6 +97,10 @@ def reconcile(
         new_count=new_count,
     )
     decided = step(replicas=deployment.replicas, budget=budget, frozen=frozen, fleet=fleet, placed=len(result.created))
+    # Old replicas waiting to be replaced are not missing: the budget, not capacity, holds their successors.
+    replacing = sum(1 for x in fleet if x.fate is Fate.MOVE and not x.current and x.name not in decided.remove)
+    placed = min(deployment.replicas, len(result.replicas) + replacing)
+    result = replace(result, diagnosis=replace(result.diagnosis, placed=max(placed, result.diagnosis.placed)))
     desired, as_observed = _desired(result, own, current, decided, rev)
     counts = Counts(
         updated=sum(r.revision == rev for r in desired),

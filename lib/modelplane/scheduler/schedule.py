@@ -23,6 +23,7 @@ from modelplane.scheduler.bind import bind
 from modelplane.scheduler.engines import EngineOptions, cost_by_pool
 from modelplane.scheduler.filters import Context, FilterRunner
 from modelplane.scheduler.ledger import Ledger
+from modelplane.scheduler.packing import Packing
 from modelplane.scheduler.replicas import build_replica
 from modelplane.scheduler.result import Diagnosis, RemovedReplica, ScheduleResult
 from modelplane.scheduler.retain import (
@@ -136,7 +137,13 @@ def schedule(
     for r in observed:
         if r.name in own_names or (r.namespace == deployment.namespace and r.deployment == deployment.name):
             taken.setdefault(r.cluster, set()).add(r.index)
-    ctx = Context(deployment, engines, ledger, unreadable_replicas=unreadable.replicas_on)
+    ctx = Context(
+        deployment,
+        engines,
+        ledger,
+        unreadable_replicas=unreadable.replicas_on,
+        packing=Packing(engines),
+    )
     outcome = bind(
         ctx,
         FilterRunner(ctx),
@@ -164,8 +171,7 @@ def schedule(
         removed=tuple(sorted(removed, key=lambda r: (r.cluster, r.index, r.name))),
         diagnosis=Diagnosis(
             desired=deployment.replicas,
-            # with a rollout's count, what is unplaced is what it asked for and did not get
-            placed=len(desired) if new_count is None else deployment.replicas - max(count - len(created), 0),
+            placed=len(desired),
             total_clusters=len(fleet) + len(unreadable.statuses(frozenset(by_name))),
             statuses=MappingProxyType(dict(sorted(statuses.items()))),
             scores=outcome.scores,
