@@ -212,6 +212,14 @@ def _scheduled_condition(result: ScheduleResult) -> Condition:
     return Condition(type=names.CONDITION_REPLICAS_SCHEDULED, status=status, reason=diagnosis.reason(), message=message)
 
 
+class ResponseTooLargeError(Exception):
+    """The composed replicas alone outgrew the response limit; `size` extrapolates them to all replicas."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self.size = size
+
+
 def _compose(
     rsp: fnv1.RunFunctionResponse,
     xr: Mapping[str, Any],
@@ -219,14 +227,25 @@ def _compose(
     inputs: Inputs,
     result: ScheduleResult,
 ) -> None:
+    """The desired state; ResponseTooLargeError as soon as the replicas composed so far cannot fit.
+
+    The size is counted replica by replica: each ModelReplica carries the whole pod template, so
+    1,024 replicas of a 1 MiB template built a 1 GiB answer (3.2 GiB of worker memory) only to
+    refuse it. Stopping at the limit keeps what one call builds to about the limit itself.
+    """
     key_of_name = {str((obj.get("metadata") or {}).get("name")): key for key, obj in own.items()}
     composed: list[ModelReplica] = []
-    for r in result.replicas:
+    size = 0
+    for i, r in enumerate(result.replicas):
         key = key_of_name.get(r.name, replica_key(r))
         desired = rsp.desired.resources[key]
         # A held replica's cluster cannot be read: it is re-emitted exactly as observed, untouched.
         manifest = minimal(own[key]) if r.name in result.held and key in own else api.replica_manifest(r)
         desired.resource.CopyFrom(to_struct(manifest))
+        size += desired.resource.ByteSize()
+        if size > limits.MAX_RESPONSE_BYTES:
+            # Replicas of one deployment carry the same template: the ones composed stand for the rest.
+            raise ResponseTooLargeError(size * len(result.replicas) // (i + 1))
         # Readiness is what this XR observes of its composed replica, not what the fleet list says.
         ready_now = is_ready(own.get(key))
         if ready_now:
@@ -286,19 +305,24 @@ def handle(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
     except SpecError as e:
         _retain_only(rsp, xr, own, _problem(e))
         return
-    _compose(rsp, xr, own, inputs, result)
-    size = rsp.ByteSize()
+    try:
+        _compose(rsp, xr, own, inputs, result)
+        size = rsp.ByteSize()
+        about = ""
+    except ResponseTooLargeError as e:
+        size = e.size
+        about = "about "
     if size > limits.MAX_RESPONSE_BYTES:
         # Crossplane would refuse this answer on every call: send the existing replicas, and why.
         rsp.CopyFrom(response.to(req))
         notes.report_ignored(rsp, xr)
         requirements.declare(rsp, xr)
-        _retain_only(rsp, xr, own, _too_large(size))
+        _retain_only(rsp, xr, own, _too_large(size, about))
 
 
-def _too_large(size: int) -> Condition:
+def _too_large(size: int, about: str) -> Condition:
     message = (
-        f"the desired state is {limits.mib(size)}, over the {limits.mib(limits.MAX_RESPONSE_BYTES)} a function "
+        f"the desired state is {about}{limits.mib(size)}, over the {limits.mib(limits.MAX_RESPONSE_BYTES)} a function "
         "response may carry (Crossplane's gRPC receive limit, which no setting raises): the existing replicas "
         "are kept and nothing new is composed; lower spec.replicas or what each replica carries (pod template, env)"
     )
