@@ -6,6 +6,7 @@ file is compared with that file (tests/docs/blocks.py), and no page shows output
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -77,8 +78,15 @@ def test_the_readme_opens_with_the_two_commands_and_stays_a_front_page() -> None
 
 def test_make_test_runs_every_check() -> None:
     # `make test` cannot run inside its own test suite: its recipe is checked instead.
+    # Under `make test` itself, make's own variables would make this a sub-make that prints directories.
+    env = {k: v for k, v in os.environ.items() if k not in {"MAKEFLAGS", "MAKELEVEL", "MFLAGS"}}
     dry = subprocess.run(
-        ["make", "-n", "-W", "pyproject.toml", "test"], cwd=REPO, capture_output=True, text=True, check=True
+        ["make", "--no-print-directory", "-n", "-W", "pyproject.toml", "test"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert dry.stdout.splitlines()[-1] == "bash scripts/checks.sh all"
 
