@@ -214,6 +214,12 @@ def test_a_cluster_reads_published_gpu_pools_over_spec_node_pools() -> None:
         provider_config_name="eu-west-1",
         workload_namespace="inference",
         default_queue="serving",
+        default_priority_class_name="serving-high",
+        kai_namespaces={
+            "team-chat": m.KaiAllowance(
+                queues=("team-chat-batch", "team-chat-premium"), priority_class_names=("build", "inference")
+            )
+        },
         topology="rack-topology",
         topology_required_level="example.com/rack",
         kserve_version="0.17",
@@ -463,7 +469,7 @@ def test_replica_manifest_writes_identity_labels_and_only_owned_spec() -> None:
             "workloadNamespace": "modelplane-workloads",
             "model": {"uri": "hf://x/y"},
             "serving": {"mode": "Unified"},
-            "scheduling": {"queue": "default"},
+            "scheduling": {"queue": "default-queue", "priorityClassName": "inference"},
             "engines": [
                 {
                     "name": "main",

@@ -24,6 +24,7 @@ from modelplane.devices import DeviceMatcher, SelectorResults
 from modelplane.errors import SpecError
 from modelplane.model import Cluster, Deployment, ModelReplica
 from modelplane.scheduler import ScheduleResult, schedule
+from modelplane.scheduler.filters import REASON_KAI_NOT_ALLOWED
 from modelplane.scheduler.unreadable import Unreadable
 
 from modelplane_function.handlers import bounds, limits, notes, requirements
@@ -205,10 +206,23 @@ def _held_note(result: ScheduleResult) -> str:
     return f" {n} kept as observed on {', '.join(clusters)}, whose InferenceCluster cannot be read ({why})."
 
 
+_KAI_NOTES = 3  # clusters named in full; a fleet's worth would flood the condition
+
+
+def _kai_note(result: ScheduleResult) -> str:
+    """What the namespace may use where a cluster refused its queue or priority class: the fix is there."""
+    if not result.diagnosis.unplaced:
+        return ""
+    statuses = result.diagnosis.statuses
+    refused = [statuses[c].detail for c in sorted(statuses) if statuses[c].reason == REASON_KAI_NOT_ALLOWED]
+    more = f" ({len(refused) - _KAI_NOTES} more clusters alike)" if len(refused) > _KAI_NOTES else ""
+    return "".join(f" {detail}." for detail in refused[:_KAI_NOTES]) + more
+
+
 def _scheduled_condition(result: ScheduleResult) -> Condition:
     diagnosis = result.diagnosis
     status = "False" if diagnosis.unplaced else "True"
-    message = diagnosis.message() + _held_note(result)
+    message = diagnosis.message() + _kai_note(result) + _held_note(result)
     return Condition(type=names.CONDITION_REPLICAS_SCHEDULED, status=status, reason=diagnosis.reason(), message=message)
 
 

@@ -8,8 +8,9 @@ are kept.
 
 A ModelReplica is a decision any writer could forge, so the handler checks it against the
 InferenceCluster it names before anything reaches that cluster: the cluster must admit the
-replica's namespace (as the scheduler decides admission), and the replica must go through the
-cluster's own ProviderConfig into its own workload namespace. A replica its cluster does not admit
+replica's namespace (as the scheduler decides admission), let that namespace use the replica's KAI
+queue and priority class (`scheduler.kai`), and the replica must go through the cluster's own
+ProviderConfig into its own workload namespace. A replica its cluster does not admit
 composes nothing (its Objects are removed) and says so in ReplicaRendered, which every
 deployment's ledger reads: such a replica holds no capacity.
 """
@@ -25,6 +26,7 @@ from modelplane import api, names
 from modelplane.errors import SpecError
 from modelplane.model import Cluster, ModelReplica
 from modelplane.render import render_notes, render_replica
+from modelplane.scheduler import kai
 from modelplane.scheduler.selectors import admits_namespace
 
 from modelplane_function.handlers import bounds, notes, requirements
@@ -41,6 +43,10 @@ class ClusterNotFoundError(SpecError):
 
 class NotAdmittedError(SpecError):
     reason = names.REASON_NAMESPACE_NOT_ADMITTED
+
+
+class SchedulingNotAllowedError(SpecError):
+    reason = names.REASON_SCHEDULING_NOT_ALLOWED
 
 
 class NamespaceNotFoundError(SpecError):
@@ -111,6 +117,12 @@ def _checked(req: fnv1.RunFunctionRequest, replica: ModelReplica) -> ModelReplic
             "(allowedNamespaces, allowedNamespaceSelector): nothing is rendered there"
         )
         raise NotAdmittedError(msg)
+    refused = kai.refusal(
+        cluster, replica.namespace, queue=replica.queue, priority_class_name=replica.priority_class_name
+    )
+    if refused is not None:
+        msg = f"{refused}: nothing new is rendered, the objects already composed are kept"
+        raise SchedulingNotAllowedError(msg)
     if (replica.provider_config_name, replica.workload_namespace) != (
         cluster.provider_config_name,
         cluster.workload_namespace,

@@ -55,7 +55,7 @@ from modelplane.render.pod import user_args
 from modelplane.render.podgroup import pod_group
 from modelplane.render.rendered import RenderedObject, RenderError
 from modelplane.render.router import router
-from modelplane.render.storage import STORAGE_SECRET_ANNOTATION, storage_secret
+from modelplane.render.storage import storage_secret, storage_secret_annotations
 from modelplane.render.wrap import wrap
 
 __all__ = ["LLMIS_NAME_MAX", "RenderError", "RenderedObject", "render_notes", "render_replica"]
@@ -178,7 +178,7 @@ def render_replica(replica: ModelReplica) -> tuple[RenderedObject, ...]:
             name=_name(replica, main_engine.name, shape, max_length=LLMIS_NAME_MAX),
             namespace=replica.workload_namespace,
             labels=llmis_metadata_labels(labels),
-            annotations={STORAGE_SECRET_ANNOTATION: secret} if secret else {},
+            annotations=storage_secret_annotations(secret),
             model=model,
             main=main,
             prefill=prefill,
@@ -202,10 +202,10 @@ def render_notes(replica: ModelReplica) -> tuple[str, ...]:
     """What a renderable replica still needs from its cluster, one sentence each (empty when nothing)."""
     notes: list[str] = []
     if not convention(replica.kserve_version).pod_metadata:
-        priority = f", priority class {replica.priority_class_name}" if replica.priority_class_name else ""
         notes.append(
             f"KServe {replica.kserve_version} cannot label or annotate the pods it creates, so KAI's pod-grouper "
-            f"groups them itself in KAI's default queue (default-queue): queue {replica.queue}{priority} and the "
+            f"groups them itself in KAI's default queue ({names.KAI_DEFAULT_QUEUE}): queue {replica.queue}, "
+            f"priority class {replica.priority_class_name} and the "
             "replica's all-or-nothing gang do not apply, and no PodGroup is rendered; KServe 0.17 or later "
             "applies them."
         )

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from modelplane.model import Cluster, Deployment, TaintEffect
+from modelplane.scheduler import kai
 from modelplane.scheduler.engines import EngineOption, EngineOptions
 from modelplane.scheduler.fit import assign, shortfall
 from modelplane.scheduler.ledger import Ledger
@@ -25,6 +26,7 @@ from modelplane.scheduler.selectors import admits_namespace, format_taint, selec
 
 REASON_NOT_READY = "had Ready=False"  # reads right for 1 and for many
 REASON_NAMESPACE_NOT_ADMITTED = "did not admit the namespace"
+REASON_KAI_NOT_ALLOWED = "did not let the namespace use its queue or priority class"
 REASON_SELECTOR_MISMATCH = "did not match clusterSelector"
 REASON_UNTOLERATED_TAINTS = "had untolerated taints"
 REASON_NO_MATCHING_POOL = "had no pool matching an engine's devices"
@@ -102,6 +104,19 @@ def _namespace_admitted(ctx: Context, cluster: Cluster) -> Status:
     return Status(code=Code.UNRESOLVABLE, reason=REASON_NAMESPACE_NOT_ADMITTED, detail=detail)
 
 
+def _kai_allowed(ctx: Context, cluster: Cluster) -> Status:
+    dep = ctx.deployment
+    problem = kai.refusal(
+        cluster,
+        dep.namespace,
+        queue=dep.queue or kai.default_queue(cluster, dep.namespace),
+        priority_class_name=dep.priority_class_name or cluster.default_priority_class_name,
+    )
+    if problem is None:
+        return FIT
+    return Status(code=Code.UNRESOLVABLE, reason=REASON_KAI_NOT_ALLOWED, detail=problem)
+
+
 def _cluster_selector(ctx: Context, cluster: Cluster) -> Status:
     selector = ctx.deployment.cluster_selector
     if selector is None or selector_matches(selector, cluster.labels):
@@ -150,6 +165,7 @@ def _enough_free_nodes(ctx: Context, cluster: Cluster) -> Status:
 FILTERS: tuple[Filter, ...] = (
     Filter(name="Ready", check=_ready),
     Filter(name="NamespaceAdmitted", check=_namespace_admitted),
+    Filter(name="KaiAllowed", check=_kai_allowed),
     Filter(name="ClusterSelector", check=_cluster_selector),
     Filter(name="TaintToleration", check=_taints_tolerated),
     Filter(name="DeviceMatch", check=_pools_match_devices),
