@@ -37,6 +37,11 @@ class ServingMode(StrEnum):
     PREFILL_DECODE = "PrefillDecode"
 
 
+class SpreadPolicy(StrEnum):
+    PREFERRED = "Preferred"  # spread is weighed against the devices a placement would idle or take from others
+    STRICT = "Strict"  # fewest replicas per cluster first, whatever it costs
+
+
 class TaintEffect(StrEnum):
     NO_SCHEDULE = "NoSchedule"
     NO_EXECUTE = "NoExecute"
@@ -163,6 +168,7 @@ class Deployment:
     base_refs: tuple[str, ...] = ()  # LLMInferenceServiceConfig names every LLMIS inherits from
     queue: str | None = None
     priority_class_name: str | None = None
+    spread: SpreadPolicy = SpreadPolicy.PREFERRED
     template_labels: Mapping[str, str] = field(default_factory=_empty)
     # labels of the deployment's Namespace, for tenant admission; None when the Namespace was not
     # found, so a cluster admitting by namespace labels can neither be proven to admit nor to refuse

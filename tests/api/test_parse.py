@@ -879,3 +879,22 @@ def test_a_cluster_that_publishes_its_pools_is_read_from_them_and_its_node_pools
         parse_cluster(no_pools),
         (m.NodePool(name="p", nodes=2),),
     )
+
+
+@pytest.mark.parametrize(
+    ("placement", "want"),
+    [
+        ({}, m.SpreadPolicy.PREFERRED),
+        ({"placement": {}}, m.SpreadPolicy.PREFERRED),
+        ({"placement": {"spread": "Strict"}}, m.SpreadPolicy.STRICT),
+        ({"placement": {"spread": "Preferred"}}, m.SpreadPolicy.PREFERRED),
+    ],
+)
+def test_placement_spread_defaults_to_preferred(placement: dict[str, Any], want: m.SpreadPolicy) -> None:
+    assert parse_deployment(md(**placement), namespace_labels={}).spread is want
+
+
+def test_an_unknown_spread_policy_is_a_spec_error() -> None:
+    with pytest.raises(SpecError) as err:
+        parse_deployment(md(placement={"spread": "Always"}), namespace_labels={})
+    assert str(err.value).startswith("spec.template.spec.placement.spread: ")

@@ -10,7 +10,8 @@
   `title="PATH (excerpt)"` some of its lines, in order (a line `...` only marks a cut).
 
 Blocks of other languages are text the reader applies elsewhere (kubectl on a cluster, say);
-tests/docs/test_pages.py says which those may be.
+tests/docs/test_pages.py says which those may be. `pytest tests/docs --update-golden` rewrites
+each console block's output with what its commands print now; read the diff before committing.
 """
 
 from __future__ import annotations
@@ -133,6 +134,26 @@ def _evaluate_titled(example: Example) -> str | None:
         return None if shown == text else f"the block is not the whole of {region.lexemes['path']}: mark it (excerpt)"
     missing = lines_in_order(shown.splitlines(), text.splitlines())
     return None if missing is None else f"{region.lexemes['path']} has no line {missing!r} (or not in this order)"
+
+
+def rewrite_console_blocks(path: Path, scratch: Path) -> None:
+    """Rewrite the output under each command of the page's console blocks with what it prints now."""
+    document = parse(path, scratch)
+    text = document.text
+    cwd: Path = document.namespace[SANDBOX]
+    edits: list[tuple[int, int, str]] = []
+    for region in _CONSOLE(document):
+        fence, *_, closing = text[region.start : region.end].splitlines(keepends=True)
+        indent = fence[: len(fence) - len(fence.lstrip(" "))]
+        lines = [fence]
+        for command in commands(str(region.lexemes["source"])):
+            _, got = run(command.line, cwd)
+            lines += [f"{indent}{_PROMPT}{command.line.replace(chr(10), chr(10) + indent)}\n"]
+            lines += [f"{indent}{line}\n" if line else "\n" for line in got.splitlines()]
+        edits.append((region.start, region.end, "".join([*lines, closing])))
+    for start, end, new in reversed(edits):
+        text = text[:start] + new + text[end:]
+    path.write_text(text)
 
 
 def _console(document: Document) -> Iterable[Region]:

@@ -43,7 +43,11 @@ def _infos(path: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("page", PAGES, ids=_id)
-def test_every_command_and_file_the_page_shows_is_what_the_program_prints(page: Path, tmp_path: Path) -> None:
+def test_every_command_and_file_the_page_shows_is_what_the_program_prints(
+    page: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    if request.config.getoption("--update-golden"):
+        blocks.rewrite_console_blocks(page, tmp_path / "update")
     failures: list[str] = []
     for example in blocks.parse(page, tmp_path / "sandbox").examples():
         try:

@@ -140,12 +140,17 @@ def check_phases(mode: str, phases: list[str | None]) -> None:
         raise ValueError(msg)
 
 
+class Placement(Wire):
+    spread: Literal["Preferred", "Strict"] = "Preferred"
+
+
 class TemplateSpec(Wire):
     model: ModelSpec | None = None
     cluster_selector: LabelSelector | None = None
     tolerations: tuple[Toleration, ...] | None = Field(default=None, max_length=32)
     serving: Serving | None = None
     scheduling: Scheduling | None = None
+    placement: Placement | None = None
     engines: tuple[Engine, ...] = Field(min_length=1, max_length=8)
     model_cache_ref: NameRef | None = None  # Modelplane's ModelCache: accepted, no effect here (api.compat)
 
@@ -202,6 +207,7 @@ def parse_deployment(obj: Mapping[str, Any], *, namespace_labels: Mapping[str, s
         base_refs=serving.base_refs_domain(),
         queue=scheduling.queue,
         priority_class_name=scheduling.priority_class_name,
+        spread=m.SpreadPolicy((tpl.placement or Placement()).spread),
         template_labels=dict((spec.template.metadata or TemplateMetadata()).labels or {}),
         namespace_labels=dict(namespace_labels or {}),
     )
