@@ -13,10 +13,10 @@ result, which Crossplane treats as "change nothing"; a worker that dies (a fault
 library) costs only the request it was serving. A worker is never handed a request while it is
 still composing another: when a caller goes away (Crossplane cancels the call), its worker may
 finish within a short grace, inside the deadline, or is killed and replaced; a replacement starts
-at once, and a call takes a started worker when there is one. Heavy requests (as
-the server estimates them, see fn.py) may hold every worker but one, so a light request never
-queues behind them. Each worker keeps its own parse and selector caches; the idle worker that
-finished last is chosen first, so a steady stream of calls keeps landing on warm caches.
+at once, and a call takes a started worker when there is one. Heavy requests (as the server
+estimates them, see fn.py) may hold every worker but one, so a light request never queues behind
+them. Each worker keeps its own parse and selector caches; the idle worker that finished last is
+chosen first, so a steady stream of calls keeps landing on warm caches.
 """
 
 from __future__ import annotations
