@@ -128,6 +128,14 @@ SAID = [
         "Compositions here are for modelplane.ai/v1alpha1 InferenceCluster, modelplane.ai/v1alpha1 "
         "ModelDeployment, modelplane.ai/v1alpha1 ModelReplica\n",
     ),
+    Said(
+        name="no Composition at all points to --apis",
+        edit=str,
+        command=lambda d: [*_render(d), "--apis", str(d)],
+        want_code=1,
+        want_stderr="Error: expected one Composition for modelplane.ai/v1alpha1 ModelDeployment, found 0: no "
+        "Composition was found at all (--apis names the directory to search)\n",
+    ),
 ]
 
 
@@ -202,3 +210,11 @@ def test_debug_into_a_pipe_has_no_escape_codes(command: str, tmp_path: Path) -> 
     )
     ran = [line for line in got.stderr.splitlines() if "Ran function" in line]
     assert (got.returncode, len(ran) > 0, "\x1b[" in got.stderr) == (0, True, False)
+
+
+def test_render_finds_this_repositorys_compositions_from_any_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no apis/ here: the default is the repository's own
+    got = CliRunner().invoke(main, _render(QUICKSTART))
+    assert (got.exit_code, got.stderr) == (0, "")

@@ -71,7 +71,7 @@ def single(path: Path) -> dict[str, Any]:
 
 def default_apis() -> Path:
     """This repository's apis/ (next to lib/ and functions/), else ./apis."""
-    repo = Path(__file__).resolve().parents[3] / "apis"
+    repo = Path(__file__).resolve().parents[4] / "apis"  # functions/modelplane_function/cli/render/load.py
     return repo if repo.is_dir() else Path("apis")
 
 
@@ -118,5 +118,6 @@ def _known(xr: Mapping[str, Any], candidates: Sequence[Mapping[str, Any]]) -> st
     versions = [v for v, k in types if k == xr.get("kind")]
     if versions:
         return f": {xr.get('kind')} exists as apiVersion {' or '.join(versions)}"
-    listed = ", ".join(f"{v} {k}" for v, k in types) or "nothing"
-    return f": Compositions here are for {listed}"
+    if not types:
+        return ": no Composition was found at all (--apis names the directory to search)"
+    return f": Compositions here are for {', '.join(f'{v} {k}' for v, k in types)}"
