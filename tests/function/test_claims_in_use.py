@@ -94,6 +94,15 @@ CASES = [
         want(kept=True, llmis_ready=False),
     ),
     Case(
+        "the old template stays while a replaced LLMIS that names it is still observed",
+        request(
+            replica("a"),
+            observed={**observed(observed_llmis(AFTER)), "llmis-main-0ld5hape": observed_llmis(BEFORE)},
+            required=replica_resolved(),
+        ),
+        want(kept=True, llmis_ready=True),
+    ),
+    Case(
         "the old template goes once the LLMIS has settled on the new one",
         request(replica("a"), observed=observed(observed_llmis(AFTER)), required=replica_resolved()),
         want(kept=False, llmis_ready=True),
