@@ -14,6 +14,8 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
+from modelplane.names import KAI_DEFAULT_PRIORITY_CLASS, KAI_DEFAULT_QUEUE
+
 
 def _empty() -> Mapping[str, Any]:
     return MappingProxyType({})
@@ -33,6 +35,11 @@ class Phase(StrEnum):
 class ServingMode(StrEnum):
     UNIFIED = "Unified"
     PREFILL_DECODE = "PrefillDecode"
+
+
+class SpreadPolicy(StrEnum):
+    PREFERRED = "Preferred"  # spread is weighed against the devices a placement would idle or take from others
+    STRICT = "Strict"  # fewest replicas per cluster first, whatever it costs
 
 
 class TaintEffect(StrEnum):
@@ -161,6 +168,7 @@ class Deployment:
     base_refs: tuple[str, ...] = ()  # LLMInferenceServiceConfig names every LLMIS inherits from
     queue: str | None = None
     priority_class_name: str | None = None
+    spread: SpreadPolicy = SpreadPolicy.PREFERRED
     template_labels: Mapping[str, str] = field(default_factory=_empty)
     # labels of the deployment's Namespace, for tenant admission; None when the Namespace was not
     # found, so a cluster admitting by namespace labels can neither be proven to admit nor to refuse
@@ -199,6 +207,14 @@ class NodePool:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class KaiAllowance:
+    """KAI queues and priority classes a namespace may use on a cluster beside its defaults (sorted)."""
+
+    queues: tuple[str, ...] = ()
+    priority_class_names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Cluster:
     name: str
     labels: Mapping[str, str] = field(default_factory=_empty)
@@ -208,7 +224,11 @@ class Cluster:
     allowed_namespace_selector: LabelSelector | None = None
     provider_config_name: str = ""
     workload_namespace: str = "modelplane-workloads"
-    default_queue: str = "default"
+    default_queue: str = KAI_DEFAULT_QUEUE
+    default_priority_class_name: str = KAI_DEFAULT_PRIORITY_CLASS
+    # a namespace's default queue is the one named after it (else default_queue)
+    queue_per_namespace: bool = False
+    kai_namespaces: Mapping[str, KaiAllowance] = field(default_factory=_empty)  # namespace -> what it may use
     topology: str | None = None  # a KAI Topology object
     # node label keys of that topology: all of a replica's pods within one domain of this level
     topology_required_level: str | None = None
@@ -274,8 +294,8 @@ class ModelReplica:
     router: Mapping[str, Any] | None = None
     base_refs: tuple[str, ...] = ()
     tolerations: tuple[Toleration, ...] = ()  # the deployment's, carried onto every pod
-    queue: str = "default"
-    priority_class_name: str | None = None
+    queue: str = KAI_DEFAULT_QUEUE
+    priority_class_name: str = KAI_DEFAULT_PRIORITY_CLASS
     topology: str | None = None
     topology_required_level: str | None = None
     topology_preferred_level: str | None = None

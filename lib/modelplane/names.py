@@ -27,6 +27,18 @@ LABEL_REPLICA = "modelplane.ai/replica"
 LABEL_DEPLOYMENT_NAMESPACE = "modelplane.ai/deployment-namespace"
 RESERVED_LABEL_PREFIX = "modelplane.ai/"
 
+# What a standard KAI install creates (KAI-Scheduler v0.15.0, deployments/kai-scheduler): the queue
+# `default-queue` (values.yaml:226 defaultQueue.childName; a PodGroup naming a queue that does not
+# exist is never scheduled, pkg/scheduler/cache/cluster_info/cluster_info.go:399 QueueDoesNotExist)
+# and the PriorityClass `inference`, value 125 (templates/priorityclasses/inference.yaml:7-8): not
+# preemptible, as priority < 100 is (pkg/common/podgroup/preemptible.go:10), and the class KAI's own
+# grouper gives serving workloads (pkg/podgrouper/podgrouper/plugins/constants/constants.go:15),
+# which `skip-podgrouper` bypasses.
+KAI_DEFAULT_QUEUE = "default-queue"
+KAI_DEFAULT_PRIORITY_CLASS = "inference"
+# PriorityClass names Kubernetes keeps for itself (system-node-critical, system-cluster-critical).
+SYSTEM_PRIORITY_PREFIX = "system-"
+
 # Conditions on the ModelDeployment.
 CONDITION_REPLICAS_SCHEDULED = "ReplicasScheduled"
 CONDITION_REPLICAS_READY = "ReplicasReady"
@@ -54,6 +66,7 @@ REASON_RENDERED = "Rendered"
 REASON_CANNOT_RENDER = "CannotRender"
 REASON_READY = "Ready"
 REASON_NOT_READY = "NotReady"
+REASON_OBJECT_FAILING = "ObjectFailing"  # a composed object reports a failing condition
 REASON_PUBLISHED = "Published"
 REASON_REPLICAS_PLACED = "ReplicasPlaced"
 REASON_REPLICAS_REMOVED = "ReplicasRemoved"
@@ -62,6 +75,7 @@ REASON_REPLICAS_RELABELLED = "ReplicasRelabelled"
 REASON_NAMESPACE_NOT_ADMITTED = "NamespaceNotAdmitted"
 REASON_CLUSTER_NOT_FOUND = "ClusterNotFound"
 REASON_NAMESPACE_NOT_FOUND = "NamespaceNotFound"
+REASON_SCHEDULING_NOT_ALLOWED = "SchedulingNotAllowed"
 
 MAX_NAME = 63
 MAX_LABEL_VALUE = 63

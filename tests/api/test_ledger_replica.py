@@ -73,7 +73,7 @@ BASE: dict[str, Any] = {
     },
     "spec": {
         "clusterName": "c1",
-        "scheduling": {"queue": "default"},
+        "scheduling": {"queue": "default-queue", "priorityClassName": "inference"},
         "engines": [
             {
                 "name": "main",

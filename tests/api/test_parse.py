@@ -214,6 +214,12 @@ def test_a_cluster_reads_published_gpu_pools_over_spec_node_pools() -> None:
         provider_config_name="eu-west-1",
         workload_namespace="inference",
         default_queue="serving",
+        default_priority_class_name="serving-high",
+        kai_namespaces={
+            "team-chat": m.KaiAllowance(
+                queues=("team-chat-batch", "team-chat-premium"), priority_class_names=("build", "inference")
+            )
+        },
         topology="rack-topology",
         topology_required_level="example.com/rack",
         kserve_version="0.17",
@@ -463,7 +469,7 @@ def test_replica_manifest_writes_identity_labels_and_only_owned_spec() -> None:
             "workloadNamespace": "modelplane-workloads",
             "model": {"uri": "hf://x/y"},
             "serving": {"mode": "Unified"},
-            "scheduling": {"queue": "default"},
+            "scheduling": {"queue": "default-queue", "priorityClassName": "inference"},
             "engines": [
                 {
                     "name": "main",
@@ -873,3 +879,22 @@ def test_a_cluster_that_publishes_its_pools_is_read_from_them_and_its_node_pools
         parse_cluster(no_pools),
         (m.NodePool(name="p", nodes=2),),
     )
+
+
+@pytest.mark.parametrize(
+    ("placement", "want"),
+    [
+        ({}, m.SpreadPolicy.PREFERRED),
+        ({"placement": {}}, m.SpreadPolicy.PREFERRED),
+        ({"placement": {"spread": "Strict"}}, m.SpreadPolicy.STRICT),
+        ({"placement": {"spread": "Preferred"}}, m.SpreadPolicy.PREFERRED),
+    ],
+)
+def test_placement_spread_defaults_to_preferred(placement: dict[str, Any], want: m.SpreadPolicy) -> None:
+    assert parse_deployment(md(**placement), namespace_labels={}).spread is want
+
+
+def test_an_unknown_spread_policy_is_a_spec_error() -> None:
+    with pytest.raises(SpecError) as err:
+        parse_deployment(md(placement={"spread": "Always"}), namespace_labels={})
+    assert str(err.value).startswith("spec.template.spec.placement.spread: ")

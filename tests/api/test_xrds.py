@@ -57,6 +57,33 @@ class Case:
 
 
 CASES = [
+    Case(
+        "a queue name is rendered into a pod label, so it holds at most 63 characters",
+        "md-queue-longer-than-a-label",
+        "spec.template.spec.scheduling.queue: 'qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq' is too long",
+    ),
+    Case("a queue name is a KAI Queue's name", "md-queue-not-a-name", "scheduling.queue: 'Team_A' does not match"),
+    Case(
+        "a deployment may not use Kubernetes' system-* priority classes",
+        "md-system-priority-class",
+        "priorityClassName: CEL validation failed: priority classes named system-* are Kubernetes' own",
+    ),
+    Case(
+        "a priority class name is a PriorityClass's name",
+        "md-priority-class-not-a-name",
+        "priorityClassName: 'High Priority' does not match",
+    ),
+    Case("a cluster's default queue is bounded too", "ic-default-queue-too-long", "spec.kai.defaultQueue: 'qqqq"),
+    Case(
+        "a cluster cannot hand a namespace a system-* priority class",
+        "ic-namespace-allows-system-priority",
+        "spec.kai.namespaces[0].priorityClassNames[0]: CEL validation failed: priority classes named system-*",
+    ),
+    Case(
+        "a namespace is listed once",
+        "ic-duplicate-kai-namespace",
+        "spec.kai.namespaces[1]: duplicate entry for map key(s) namespace='team-a'",
+    ),
     Case("replicas below zero are rejected", "md-negative-replicas", "spec.replicas: -1 is less than the minimum of 0"),
     Case("an empty engine list is rejected", "md-no-engines", "spec.template.spec.engines: [] should be non-empty"),
     Case("more than eight engines are rejected", "md-nine-engines", "spec.template.spec.engines: [{'name': 'e0'"),

@@ -52,7 +52,7 @@ OTHER = {
     },
     "spec": {
         "clusterName": "c1",
-        "scheduling": {"queue": "default"},
+        "scheduling": {"queue": "default-queue", "priorityClassName": "inference"},
         "engines": [
             {
                 "name": "main",

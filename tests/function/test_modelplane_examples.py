@@ -56,7 +56,7 @@ def test_modelplanes_examples_schedule_here(run_function) -> None:
     assert _schedule(run_function) == {
         # H100s have 80Gi; the multi-node example asks for >= 120Gi (H200s), which no concept cluster has
         "docs/manifests/concepts/model-deployment-multinode.yaml": [],
-        "docs/manifests/concepts/model-deployment.yaml": ["aks-westeurope: gpuh100"],
+        "docs/manifests/concepts/model-deployment.yaml": ["eks-us-west: gpu-l4"],
         "docs/manifests/examples/anthropic-messages-api/model-deployment.yaml": ["nebius-eu-north: gpu-h100"],
         "docs/manifests/examples/collecting-engine-metrics/model-deployment.yaml": ["gke-l4-single: gpu-l4"],
         "docs/manifests/examples/glm-4.5-air/model-deployment.yaml": ["gke-a100: gpu-a100"],
@@ -76,11 +76,11 @@ def test_modelplanes_examples_schedule_here(run_function) -> None:
         "docs/manifests/examples/qwen3-coder/model-deployment-fp8.yaml": ["eks-coder: gpu-h200"],
         "docs/manifests/examples/qwen3-coder/model-deployment.yaml": ["eks-coder: gpu-h200, gpu-h200"],
         "docs/manifests/getting-started/aks/model-deployment-west.yaml": ["aks-eastus: gpua100"],
-        "docs/manifests/getting-started/aks/model-deployment.yaml": ["aks-eastus: gpua100"],
+        "docs/manifests/getting-started/aks/model-deployment.yaml": ["aks-westeurope: gpua10"],
         "docs/manifests/getting-started/eks/model-deployment-west.yaml": ["eks-us-west: gpu-l40s"],
-        "docs/manifests/getting-started/eks/model-deployment.yaml": ["eks-eu-central: gpu-l40s"],
+        "docs/manifests/getting-started/eks/model-deployment.yaml": ["eks-us-east: gpu-l4"],
         "docs/manifests/getting-started/gke/model-deployment-west.yaml": ["gpu-us-west: gpu-a100"],
-        "docs/manifests/getting-started/gke/model-deployment.yaml": ["gpu-us-east: gpu-a100"],
+        "docs/manifests/getting-started/gke/model-deployment.yaml": ["starter: gpu-l4"],
         "docs/manifests/getting-started/nebius/model-deployment-scale.yaml": ["nebius-eu-north-h100: gpu-h100"],
         "docs/manifests/getting-started/nebius/model-deployment.yaml": ["nebius-eu-north: gpu-l40s"],
         "docs/manifests/reference/modeldeployments.yaml": ["west-gke: h100-pool", "west-gke: h100-pool"],

@@ -55,7 +55,7 @@ def replica(
             "workloadNamespace": "modelplane-workloads",
             "model": {"uri": "hf://Qwen/Qwen3-8B", "name": "qwen3-8b"},
             "serving": {"mode": "Unified"},
-            "scheduling": {"queue": "default"},
+            "scheduling": {"queue": "default-queue", "priorityClassName": "inference"},
             "engines": [
                 {
                     "name": "main",

@@ -1,6 +1,7 @@
 """`modelplane serve`'s worker processes: no single request stalls or takes down the others (real gRPC).
 
-A heavy request (1,024 replicas with 40 env vars each: about a second of composing) and a light one
+A heavy request (1,024 replicas with 30 env vars each, a 4 MiB answer, over 1,000 clusters of 8
+pools whose 8,000 devices are all new to the worker: about a second of composing) and a light one
 are sent together; with two workers the light answer comes back first. A request past the deadline
 is answered FATAL (Crossplane changes nothing) and its worker replaced; a worker killed mid-request
 costs only that request; bytes that are not a request are refused and the worker that read them
@@ -8,6 +9,7 @@ keeps serving; workers that died while idle are replaced before anyone notices.
 Ordering and outcomes are asserted, never durations; tests/load/isolation.py prints the figures.
 """
 
+import itertools
 import os
 import signal
 import time
@@ -20,20 +22,42 @@ import grpc
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
-from modelplane_function.server import server
 from modelplane_function.server.fn import FunctionRunner
 
-from tests.function.conftest import Loop, as_dict
+from tests.function.conftest import as_dict, worker_server
 from tests.function.factories import cluster, deployment, request, resolved
 
 METHOD = "/apiextensions.fn.proto.v1.FunctionRunnerService/RunFunction"
-ENV = [{"name": f"VAR_{i}", "value": "x" * 60} for i in range(40)]
+ENV = [{"name": f"VAR_{i}", "value": "x" * 60} for i in range(30)]
 
 
-def heavy() -> fnv1.RunFunctionRequest:
+_calls = itertools.count()
+
+
+def _fleet_cluster(name: str, serial: str) -> dict[str, Any]:
+    """A cluster of 8 pools, each device with a serial no earlier call used: nothing in a worker's caches."""
+    obj = cluster(name, nodes=2)
+    template = obj["spec"]["nodePools"][0]
+    obj["spec"]["nodePools"] = [
+        {
+            **template,
+            "name": f"p{j}",
+            "devices": [
+                {**d, "attributes": {**d["attributes"], "serial": {"string": f"{serial}-{j}"}}}
+                for d in template["devices"]
+            ],
+        }
+        for j in range(8)
+    ]
+    return obj
+
+
+def heavy(clusters: int = 1000) -> fnv1.RunFunctionRequest:
     xr = deployment(replicas=1024)
     xr["spec"]["template"]["spec"]["engines"][0]["members"][0]["template"]["spec"]["containers"][0]["env"] = ENV
-    return request(xr, required=resolved(clusters=[cluster("a", nodes=1100)]))
+    call = next(_calls)
+    fleet = [_fleet_cluster(f"c{i}", f"{call}-{i}") for i in range(clusters)]
+    return request(xr, required=resolved(clusters=fleet))
 
 
 def light() -> fnv1.RunFunctionRequest:
@@ -46,19 +70,10 @@ Served = tuple[FunctionRunner, Callable[[fnv1.RunFunctionRequest | bytes], Any]]
 
 @contextmanager
 def serving(*, deadline: float) -> Iterator[Served]:
-    loop = Loop()
-    runner = FunctionRunner(workers=2, deadline=deadline)
-    srv, port = loop.run(server.start(runner, "127.0.0.1:0", creds=None))
-    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-    stub = grpcv1.FunctionRunnerServiceStub(channel)
-    raw = channel.unary_unary(METHOD, request_serializer=None, response_deserializer=None)
-    try:
+    with worker_server(workers=2, deadline=deadline) as (runner, channel):
+        stub = grpcv1.FunctionRunnerServiceStub(channel)
+        raw = channel.unary_unary(METHOD, request_serializer=None, response_deserializer=None)
         yield runner, lambda req: raw(req, timeout=60) if isinstance(req, bytes) else stub.RunFunction(req, timeout=60)
-    finally:
-        channel.close()
-        loop.run(srv.stop(grace=None))
-        loop.run(runner.close())
-        loop.close()
 
 
 def fatal(rsp: fnv1.RunFunctionResponse) -> list[str]:
@@ -148,3 +163,43 @@ def test_workers_that_died_while_idle_are_replaced_unnoticed(served: Served) -> 
     time.sleep(0.2)
     got = [published(call(light())) for _ in range(3)]
     assert got == [["Published"]] * 3
+
+
+def _until_busy(runner: FunctionRunner, idle: set[int]) -> set[int]:
+    """The workers that left the idle list, once one has (a request reached it)."""
+    deadline = time.monotonic() + 60
+    while not idle - set(runner.pool.pids) and time.monotonic() < deadline:  # type: ignore[union-attr]
+        time.sleep(0.01)
+    busy = idle - set(runner.pool.pids)  # type: ignore[union-attr]
+    assert busy, "no request reached a worker"
+    return busy
+
+
+def test_a_cancelled_call_is_stopped_and_the_next_call_gets_a_free_worker() -> None:
+    # One worker, a ~3 s request: the old pool gave the worker back while it still composed the
+    # cancelled request, and the light call waited behind it on the very same process.
+    with worker_server(workers=1, deadline=60, max_receive_mib=16) as (runner, channel):
+        stub = grpcv1.FunctionRunnerServiceStub(channel)
+        idle = set(runner.pool.pids)  # type: ignore[union-attr]
+        cancelled = stub.RunFunction.future(heavy(clusters=3000), timeout=60)
+        busy = _until_busy(runner, idle)
+        cancelled.cancel()
+        got = published(stub.RunFunction(light(), timeout=60))
+        replaced = not busy & set(runner.pool.pids)  # type: ignore[union-attr]
+    assert (got, replaced) == (["Published"], True)
+
+
+def test_light_calls_do_not_queue_behind_heavy_ones() -> None:
+    # Four heavy calls on two workers: before, the light call queued behind them and was answered
+    # after three of them; now heavy calls hold one worker and the light call takes the other.
+    with worker_server(workers=2, deadline=60) as (runner, channel):
+        stub = grpcv1.FunctionRunnerServiceStub(channel)
+        idle = set(runner.pool.pids)  # type: ignore[union-attr]
+        heavies = [heavy() for _ in range(4)]
+        calls = [stub.RunFunction.future(h, timeout=120) for h in heavies]
+        _until_busy(runner, idle)
+        time.sleep(0.2)  # the other heavy calls queue
+        got = published(stub.RunFunction(light(), timeout=120))
+        answered_before = sum(c.done() for c in calls)
+        outcomes = [fatal(c.result()) for c in calls]
+    assert (got, answered_before, outcomes) == (["Published"], 0, [[]] * 4)

@@ -67,7 +67,7 @@ def _placed(*new: tuple[str, str, str]) -> dict[str, dict[str, Any]]:
     return {k: {**v, "as observed": False} for k, v in sorted(out.items())}
 
 
-POOL = {"replica-ap-south-1-0": "a100", "replica-us-east-1-1": "h100", "replica-eu-west-1-1": "l40s"}
+POOL = {"replica-ap-south-1-0": "a100", "replica-ap-south-1-1": "a100", "replica-eu-west-1-1": "l40s"}
 POOL |= {"replica-eu-west-1-0": "l40s", "replica-us-east-1-0": "a100"}
 
 
@@ -132,15 +132,17 @@ CASES = [
                     "NORMAL",
                     "ReplicasPlaced",
                     f"Placed 2 new replicas: {rn('replica-ap-south-1-0')} on ap-south-1, "
-                    f"{rn('replica-us-east-1-1')} on us-east-1.",
+                    f"{rn('replica-ap-south-1-1')} on ap-south-1.",
                 )
             ],
             "ready": "READY_FALSE",
             "status": _status(
-                "replica-ap-south-1-0", "replica-eu-west-1-0", "replica-us-east-1-0", "replica-us-east-1-1"
+                "replica-ap-south-1-0", "replica-ap-south-1-1", "replica-eu-west-1-0", "replica-us-east-1-0"
             ),
             "replicas": {
-                **_placed(("replica-ap-south-1-0", "ap-south-1", "a100"), ("replica-us-east-1-1", "us-east-1", "h100")),
+                **_placed(
+                    ("replica-ap-south-1-0", "ap-south-1", "a100"), ("replica-ap-south-1-1", "ap-south-1", "a100")
+                ),
                 "replica-eu-west-1-0": HELD,
             },
         },

@@ -16,6 +16,7 @@ from modelplane.model import (
     ServingMode,
     Toleration,
 )
+from modelplane.names import KAI_DEFAULT_QUEUE
 
 QWEN = ModelRef(uri="hf://Qwen/Qwen3-8B")
 
@@ -116,7 +117,7 @@ def replica(
     serving_mode: ServingMode = ServingMode.UNIFIED,
     model: ModelRef | None = QWEN,
     provider_config_name: str = "gpu-east",
-    queue: str = "default",
+    queue: str = KAI_DEFAULT_QUEUE,
     labels: Mapping[str, str] | None = None,
     tolerations: tuple[Toleration, ...] = (),
     router: Mapping[str, Any] | None = None,

@@ -18,6 +18,7 @@ from modelplane.model import (
     Role,
     ServingMode,
 )
+from modelplane.names import KAI_DEFAULT_PRIORITY_CLASS, KAI_DEFAULT_QUEUE
 
 
 def _parallelism(raw: Mapping[str, Any] | None) -> Parallelism | None:
@@ -77,8 +78,8 @@ def load_replica(raw: Mapping[str, Any]) -> ModelReplica:
         workload_namespace=raw.get("workloadNamespace", "modelplane-workloads"),
         model=ModelRef(uri=model["uri"], name=model.get("name")) if model else None,
         serving_mode=ServingMode(raw.get("servingMode", "Unified")),
-        queue=raw.get("queue", "default"),
-        priority_class_name=raw.get("priorityClassName"),
+        queue=raw.get("queue", KAI_DEFAULT_QUEUE),
+        priority_class_name=raw.get("priorityClassName", KAI_DEFAULT_PRIORITY_CLASS),
         topology=raw.get("topology"),
         topology_required_level=raw.get("requiredTopologyLevel"),
         topology_preferred_level=raw.get("preferredTopologyLevel"),

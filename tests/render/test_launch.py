@@ -214,7 +214,8 @@ def test_only_a_change_to_or_from_0_16_replaces_the_llmis() -> None:
 
 NOTE_016 = (
     "KServe 0.16 cannot label or annotate the pods it creates, so KAI's pod-grouper groups them itself in KAI's "
-    "default queue (default-queue): queue serving{} and the replica's all-or-nothing gang do not apply, and no "
+    "default queue (default-queue): queue serving, priority class {} and the replica's all-or-nothing gang do not "
+    "apply, and no "
     "PodGroup is rendered; KServe 0.17 or later applies them."
 )
 
@@ -230,12 +231,12 @@ NOTES = [
     NoteCase(
         "0.16 says what KAI does without pod labels",
         replica(queue="serving", kserve_version="0.16"),
-        (NOTE_016.format(""),),
+        (NOTE_016.format("inference"),),
     ),
     NoteCase(
         "0.16 names the priority class that does not apply",
         replace(replica(queue="serving", kserve_version="0.16"), priority_class_name="high"),
-        (NOTE_016.format(", priority class high"),),
+        (NOTE_016.format("high"),),
     ),
     *(NoteCase(f"{v} needs nothing more", replica(kserve_version=v), ()) for v in KSERVE_VERSIONS[1:]),
 ]

@@ -69,7 +69,7 @@ CASES = [
                     **IDENTITY,
                     "modelplane.ai/engine": "main",
                     "tier": "gold",
-                    "kai.scheduler/queue": "default",
+                    "kai.scheduler/queue": "default-queue",
                     "kai.scheduler/subgroup-name": "main",
                 },
                 "annotations": {
@@ -92,7 +92,7 @@ CASES = [
                 "labels": {
                     **IDENTITY,
                     "modelplane.ai/engine": kind,
-                    "kai.scheduler/queue": "default",
+                    "kai.scheduler/queue": "default-queue",
                     "kai.scheduler/subgroup-name": kind,
                 },
                 "annotations": {"pod-group-name": POD_GROUP, "kai.scheduler/skip-podgrouper": "true"},
@@ -153,16 +153,17 @@ CASES = [
         },
     ),
     Case(
-        "a model's storage secret becomes KServe's storage-initializer annotation",
+        "a model's storage secret becomes the storage-initializer annotation of both KServe install methods",
         replica(model=ModelRef(uri="s3://models/llama", storage_secret_name="s3-creds")),
         lambda m: m["metadata"].get("annotations"),
-        {"serving.kserve.io/storageSecretName": "s3-creds"},
+        # Helm installs read the first key, kustomize installs the second (render/storage.py)
+        {"serving.kserve.io/secretName": "s3-creds", "serving.kserve.io/storageSecretName": "s3-creds"},
     ),
     Case(
         "an hf:// model takes the secret the engine's HF_TOKEN reads, when its key is HF_TOKEN",
         replica(engines=(engine(members=_member_with(env=(_hf_token("hf", "HF_TOKEN"),))),)),
         lambda m: m["metadata"].get("annotations"),
-        {"serving.kserve.io/storageSecretName": "hf"},
+        {"serving.kserve.io/secretName": "hf", "serving.kserve.io/storageSecretName": "hf"},
     ),
     Case(
         "an HF_TOKEN under another key names no secret KServe could read",

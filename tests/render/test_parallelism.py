@@ -48,15 +48,20 @@ CASES = [
         Parallelism(tensor=1, data=32, data_local=8, expert=True),
     ),
     Case(
-        "a tensor size for a multi-node engine sets the ranks per pod",
+        "a tensor size for a multi-node engine sets the ranks per pod, and no expert parallelism",
         engine(members=leader_worker(nodes=1), parallelism=Parallelism(tensor=4)),
-        Parallelism(tensor=4, data=4, data_local=2, expert=True),
+        Parallelism(tensor=4, data=4, data_local=2),
     ),
     Case(
-        "the user's --tensor-parallel-size sizes the ranks of a multi-node engine too",
+        "the user's --tensor-parallel-size sizes the ranks of a multi-node engine too, with no expert parallelism",
         engine(members=leader_worker(nodes=1)),
-        Parallelism(tensor=8, data=2, data_local=1, expert=True),
+        Parallelism(tensor=8, data=2, data_local=1),
         tensor_hint=8,
+    ),
+    Case(
+        "an explicit expert true beside a tensor size is kept",
+        engine(members=leader_worker(nodes=1), parallelism=Parallelism(tensor=8, expert=True)),
+        Parallelism(tensor=8, data=2, data_local=1, expert=True),
     ),
     Case(
         "an explicit expert false is kept",

@@ -19,24 +19,44 @@ class Case:
 
 CASES = [
     Case(
-        "one single-node copy is a gang of one",
+        "one single-node copy is a gang of one, in the queue and priority class KAI installs",
         replica(),
-        {"queue": "default", "minSubGroup": 1, "subGroups": [{"name": "main", "minMember": 1}]},
+        {
+            "queue": "default-queue",
+            "minSubGroup": 1,
+            "subGroups": [{"name": "main", "minMember": 1}],
+            "priorityClassName": "inference",
+        },
     ),
     Case(
         "standalone copies all join the engine's leaf",
         replica(engines=(engine(copies=3),), queue="team-a"),
-        {"queue": "team-a", "minSubGroup": 1, "subGroups": [{"name": "main", "minMember": 3}]},
+        {
+            "queue": "team-a",
+            "minSubGroup": 1,
+            "subGroups": [{"name": "main", "minMember": 3}],
+            "priorityClassName": "inference",
+        },
     ),
     Case(
         "every copy brings its leader and its workers",
         replica(engines=(engine(copies=2, members=leader_worker(nodes=3)),)),
-        {"queue": "default", "minSubGroup": 1, "subGroups": [{"name": "main", "minMember": 8}]},
+        {
+            "queue": "default-queue",
+            "minSubGroup": 1,
+            "subGroups": [{"name": "main", "minMember": 8}],
+            "priorityClassName": "inference",
+        },
     ),
     Case(
         "a claimless leader is still a pod of the gang",
         replica(engines=(engine(members=leader_worker(nodes=1, leader_claims=False)),)),
-        {"queue": "default", "minSubGroup": 1, "subGroups": [{"name": "main", "minMember": 2}]},
+        {
+            "queue": "default-queue",
+            "minSubGroup": 1,
+            "subGroups": [{"name": "main", "minMember": 2}],
+            "priorityClassName": "inference",
+        },
     ),
     Case(
         "prefill and decode are both required, each with its own pods",
@@ -48,16 +68,17 @@ CASES = [
             ),
         ),
         {
-            "queue": "default",
+            "queue": "default-queue",
             "minSubGroup": 2,
             "subGroups": [{"name": "decode", "minMember": 8}, {"name": "prefill", "minMember": 4}],
+            "priorityClassName": "inference",
         },
     ),
     Case(
         "priority class and topology come from the replica",
         replace(replica(), priority_class_name="inference-high", topology="rack-topology"),
         {
-            "queue": "default",
+            "queue": "default-queue",
             "minSubGroup": 1,
             "subGroups": [{"name": "main", "minMember": 1}],
             "priorityClassName": "inference-high",
@@ -73,9 +94,10 @@ CASES = [
             topology_preferred_level="example.com/block",
         ),
         {
-            "queue": "default",
+            "queue": "default-queue",
             "minSubGroup": 1,
             "subGroups": [{"name": "main", "minMember": 1}],
+            "priorityClassName": "inference",
             "topologyConstraint": {
                 "topology": "rack-topology",
                 "requiredTopologyLevel": "example.com/rack",

@@ -15,6 +15,7 @@ from modelplane.model import (
     Device,
     DeviceRequest,
     Engine,
+    KaiAllowance,
     LabelSelector,
     LabelSelectorRequirement,
     Member,
@@ -31,7 +32,7 @@ from modelplane.model import (
     TaintEffect,
     Toleration,
 )
-from modelplane.names import replica_name
+from modelplane.names import KAI_DEFAULT_PRIORITY_CLASS, KAI_DEFAULT_QUEUE, replica_name
 from modelplane.scheduler.result import ScheduleResult
 
 GPU_DRIVER = "gpu.nvidia.com"
@@ -77,7 +78,9 @@ def cluster(
     ready: bool = True,
     allowed_namespaces: Sequence[str] | None = None,
     allowed_namespace_selector: LabelSelector | None = None,
-    default_queue: str = "default",
+    default_queue: str = KAI_DEFAULT_QUEUE,
+    queue_per_namespace: bool = False,
+    kai_namespaces: Mapping[str, KaiAllowance] | None = None,
     topology: str | None = None,
 ) -> Cluster:
     return Cluster(
@@ -90,6 +93,8 @@ def cluster(
         provider_config_name=f"pc-{name}",
         workload_namespace=f"ws-{name}",
         default_queue=default_queue,
+        queue_per_namespace=queue_per_namespace,
+        kai_namespaces=MappingProxyType(dict(kai_namespaces or {})),
         topology=topology,
         pools=tuple(pools) if pools is not None else (pool("h100"),),
     )
@@ -232,8 +237,8 @@ def observed(
         workload_namespace=f"ws-{cluster}",
         model=dep.model,
         serving_mode=dep.serving_mode,
-        queue=dep.queue or "default",
-        priority_class_name=dep.priority_class_name,
+        queue=dep.queue or KAI_DEFAULT_QUEUE,
+        priority_class_name=dep.priority_class_name or KAI_DEFAULT_PRIORITY_CLASS,
         labels=dep.template_labels,
         ready=ready,
     )

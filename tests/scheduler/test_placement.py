@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from types import MappingProxyType
 
 import pytest
-from modelplane.model import Cluster, Deployment, ModelReplica, Phase, Role, ServingMode
+from modelplane.model import Cluster, Deployment, Device, ModelReplica, Phase, Role, ServingMode, SpreadPolicy
 from modelplane.scheduler import schedule
 
 from tests.scheduler.factories import (
@@ -54,6 +55,13 @@ PREFILL_DECODE = deployment(
     ],
 )
 OTHER = deployment("other", engines=[leader_worker(workers=1)])
+ONE_GPU = engine(members=[member(requests=[request(count=1)])])
+
+
+def sized(memory: str) -> Device:
+    """An 8-GPU device kind publishing its memory."""
+    return replace(gpu(), capacity=MappingProxyType({"memory": memory}))
+
 
 CASES = [
     Case(
@@ -77,18 +85,18 @@ CASES = [
         ),
     ),
     Case(
-        name="among equally spread clusters the one with most free matching nodes wins",
+        name="among equally spread and equally wasteful clusters the best fit wins, keeping roomy pools whole",
         deployment=deployment(),
         clusters=[cluster("a", pools=[pool("h100", nodes=4)]), cluster("b", pools=[pool("h100", nodes=4)])],
         replicas=[observed(OTHER, cluster="a", index=0, pools="h100")],
-        want=Outline(replicas=("b/0 main@h100",), created=("b/0",), message="Scheduled 1 of 1 replicas."),
+        want=Outline(replicas=("a/0 main@h100",), created=("a/0",), message="Scheduled 1 of 1 replicas."),
     ),
     Case(
-        name="free nodes in pools the deployment cannot use do not count for balance",
+        name="free nodes in pools the deployment cannot use do not count for the fit",
         deployment=deployment(engines=[on_model("main", "H100")]),
         clusters=[
-            cluster("a", pools=[pool("h100", nodes=3), pool("h200", nodes=50, model="H200")]),
-            cluster("b", pools=[pool("h100", nodes=4)]),
+            cluster("a", pools=[pool("h100", nodes=4), pool("h200", nodes=1, model="H200")]),
+            cluster("b", pools=[pool("h100", nodes=3)]),
         ],
         want=Outline(replicas=("b/0 main@h100",), created=("b/0",), message="Scheduled 1 of 1 replicas."),
     ),
@@ -113,6 +121,56 @@ CASES = [
         deployment=deployment(),
         clusters=[cluster("a", pools=[pool("y", nodes=2), pool("x", nodes=2)])],
         want=Outline(replicas=("a/0 main@x",), created=("a/0",), message="Scheduled 1 of 1 replicas."),
+    ),
+    Case(
+        name="a one-GPU model takes the pool whose nodes it idles least, whatever the free nodes",
+        deployment=deployment(engines=[ONE_GPU]),
+        clusters=[cluster("a", pools=[pool("a-big", nodes=1), pool("b-small", nodes=8, gpus=4)])],
+        want=Outline(replicas=("a/0 main@b-small",), created=("a/0",), message="Scheduled 1 of 1 replicas."),
+    ),
+    Case(
+        name="among pools idling alike the smallest adequate devices win",
+        deployment=deployment(engines=[ONE_GPU]),
+        clusters=[
+            cluster(
+                "a",
+                pools=[
+                    pool("a-80g", nodes=1, devices=[sized("80Gi")]),
+                    pool("b-40g", nodes=8, devices=[sized("40Gi")]),
+                ],
+            )
+        ],
+        want=Outline(replicas=("a/0 main@b-40g",), created=("a/0",), message="Scheduled 1 of 1 replicas."),
+    ),
+    Case(
+        name="a pool with a NIC the engine does not use is kept for engines that need it",
+        deployment=deployment(),
+        clusters=[cluster("a", pools=[pool("a-ib", nodes=1, devices=[gpu(), nic()]), pool("b-eth", nodes=8)])],
+        want=Outline(replicas=("a/0 main@b-eth",), created=("a/0",), message="Scheduled 1 of 1 replicas."),
+    ),
+    Case(
+        name="spread gives way when the other cluster would idle many more devices",
+        deployment=deployment(replicas=2, engines=[ONE_GPU]),
+        clusters=[cluster("a", pools=[pool("small", gpus=4)]), cluster("b", pools=[pool("huge", gpus=16)])],
+        want=Outline(
+            replicas=("a/0 main@small", "a/1 main@small"), created=("a/0", "a/1"), message="Scheduled 2 of 2 replicas."
+        ),
+    ),
+    Case(
+        name="spread still wins when the other cluster idles a little more",
+        deployment=deployment(replicas=2, engines=[ONE_GPU]),
+        clusters=[cluster("a", pools=[pool("small", gpus=4)]), cluster("b", pools=[pool("big", gpus=8)])],
+        want=Outline(
+            replicas=("a/0 main@small", "b/0 main@big"), created=("a/0", "b/0"), message="Scheduled 2 of 2 replicas."
+        ),
+    ),
+    Case(
+        name="a Strict spread deployment spreads whatever it idles",
+        deployment=replace(deployment(replicas=2, engines=[ONE_GPU]), spread=SpreadPolicy.STRICT),
+        clusters=[cluster("a", pools=[pool("small", gpus=4)]), cluster("b", pools=[pool("huge", gpus=16)])],
+        want=Outline(
+            replicas=("a/0 main@small", "b/0 main@huge"), created=("a/0", "b/0"), message="Scheduled 2 of 2 replicas."
+        ),
     ),
     Case(
         name="one pass never overcommits a pool",

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from modelplane.model import Cluster, Deployment, Engine, ModelReplica, Role, TaintEffect
 from modelplane.scheduler import ScheduleResult, schedule
+from modelplane.scheduler.packing import Penalty
 from modelplane.scheduler.score import Standing, rank
 
 from tests.scheduler.factories import cluster, deployment, engine, is_model, member, pool, request, taint, toleration
@@ -142,22 +143,24 @@ def test_random_fleets(s: Scenario, rnd: random.Random) -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(
+    st.booleans(),
     st.lists(
-        st.builds(
-            Standing,
-            cluster=st.text("abc", min_size=1, max_size=3),
-            replicas=st.integers(0, 150),
-            free=st.integers(0, 2000),
+        st.tuples(
+            st.text("abc", min_size=1, max_size=3),
+            st.integers(0, 150),
+            st.builds(Penalty, idle=st.integers(0, 499), premium=st.integers(0, 499)),
+            st.integers(0, 2000),
         ),
         min_size=1,
         max_size=12,
-        unique_by=lambda s: s.cluster,
-    )
+        unique_by=lambda t: t[0],
+    ),
 )
-def test_bounded_scores_agree_with_the_lexicographic_rule(standings: list[Standing]) -> None:
+def test_bounded_scores_agree_with_the_ranking_rule(strict: bool, facts: list[tuple[str, int, Penalty, int]]) -> None:
+    standings = [Standing(cluster=c, replicas=r, penalty=p, free=f, strict=strict) for c, r, p, f in facts]
     ranked = rank(standings)
-    assert ranked[0].cluster == min(standings, key=Standing.key).cluster  # what bind takes
+    assert [s.cluster for s in ranked] == [s.cluster for s in sorted(standings, key=Standing.key)]
     for score in ranked:
-        assert all(0 <= v <= 100 for v in score.scores.values())
+        assert 0 <= score.scores["spread"] <= 100
     totals = [s.total for s in ranked]
     assert totals == sorted(totals, reverse=True)

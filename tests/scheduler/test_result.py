@@ -101,6 +101,11 @@ def gang_replica(*, name: str, cluster_name: str, index: int, ready: bool, queue
 
 IB_CLUSTER = cluster("a", pools=[pool("ib", nodes=2, devices=[gpu(), nic()])], default_queue="kai-a", topology="rack")
 
+
+def _scores(*, spread: int, free: int, idle: int = 0, premium: int = 0) -> MappingProxyType[str, int]:
+    return MappingProxyType({"spread": spread, "idle": idle, "premium": premium, "free": free})
+
+
 CASES = [
     Case(
         name="a new replica carries the spec, the cluster's coordinates and only its DRA requests",
@@ -124,9 +129,7 @@ CASES = [
                 placed=1,
                 total_clusters=1,
                 statuses=MappingProxyType({"a": FIT}),
-                scores=(
-                    ClusterScore(cluster="a", total=10200, scores=MappingProxyType({"spread": 100, "balance": 100})),
-                ),
+                scores=(ClusterScore(cluster="a", total=10000, scores=_scores(spread=100, free=0)),),
             ),
         ),
     ),
@@ -147,7 +150,7 @@ CASES = [
         ),
     ),
     Case(
-        name="scores rank spread before free nodes and explain each cluster",
+        name="scores weigh spread against idle devices, then best fit, and explain each cluster",
         deployment=deployment(replicas=2),
         clusters=[
             cluster("a", pools=[pool("h100", nodes=8)]),
@@ -158,9 +161,9 @@ CASES = [
         want=ScheduleResult(
             replicas=(
                 observed(deployment(), cluster="a", index=0, pools="h100"),
-                replace(observed(deployment(), cluster="c", index=0, pools="h100"), ready=False),
+                replace(observed(deployment(), cluster="b", index=0, pools="h100"), ready=False),
             ),
-            created=frozenset({replica_name("llm", "c", 0)}),
+            created=frozenset({replica_name("llm", "b", 0)}),
             removed=(),
             diagnosis=Diagnosis(
                 desired=2,
@@ -168,9 +171,9 @@ CASES = [
                 total_clusters=3,
                 statuses=MappingProxyType({"a": FIT, "b": FIT, "c": FIT}),
                 scores=(
-                    ClusterScore(cluster="c", total=10157, scores=MappingProxyType({"spread": 100, "balance": 57})),
-                    ClusterScore(cluster="b", total=10128, scores=MappingProxyType({"spread": 100, "balance": 28})),
-                    ClusterScore(cluster="a", total=10099, scores=MappingProxyType({"spread": 99, "balance": 100})),
+                    ClusterScore(cluster="b", total=10000, scores=_scores(spread=100, free=1)),
+                    ClusterScore(cluster="c", total=10000, scores=_scores(spread=100, free=3)),
+                    ClusterScore(cluster="a", total=9992, scores=_scores(spread=99, free=6)),
                 ),
             ),
         ),

@@ -24,9 +24,10 @@ from modelplane.devices import DeviceMatcher, SelectorResults
 from modelplane.errors import SpecError
 from modelplane.model import Cluster, Deployment, ModelReplica
 from modelplane.scheduler import ScheduleResult, schedule
+from modelplane.scheduler.filters import REASON_KAI_NOT_ALLOWED
 from modelplane.scheduler.unreadable import Unreadable
 
-from modelplane_function.handlers import bounds, limits, notes, requirements
+from modelplane_function.handlers import bounds, failures, limits, notes, requirements
 from modelplane_function.handlers.conditions import Condition, event, is_ready, report
 from modelplane_function.handlers.convert import project, to_dict, to_struct
 from modelplane_function.handlers.keep import keep, minimal, observed_of_kind
@@ -151,12 +152,23 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-def _ready_condition(ready: int, desired: int) -> Condition:
-    message = f"{ready} of {desired} replicas are ready."
+def _ready_condition(ready: int, desired: int, why: list[str] | None = None) -> Condition:
+    """`why`: what replicas that do not serve say failed (their name first), so the deployment tells."""
+    message = f"{ready} of {desired} replicas are ready" + (f"; {failures.listed(why)}." if why else ".")
     typ = names.CONDITION_REPLICAS_READY
     if ready >= desired:
         return Condition(type=typ, status="True", reason=names.REASON_ALL_READY, message=message)
     return Condition(type=typ, status="False", reason=names.REASON_NOT_ALL_READY, message=message)
+
+
+def _why(replicas: Mapping[str, Mapping[str, Any] | None]) -> list[str]:
+    """What each composed ModelReplica (by name) that is not ready says failed, in name order."""
+    out: list[str] = []
+    for name, obj in sorted(replicas.items()):
+        failure = None if is_ready(obj) else failures.replica_failure(obj)
+        if failure is not None:
+            out.append(f"{name}: {failure}")
+    return out
 
 
 def _desired_count(xr: Mapping[str, Any], fallback: int) -> int:
@@ -185,7 +197,8 @@ def _retain_only(
     if problem is None:
         return
     report(rsp, xr, problem, warn=True)
-    report(rsp, xr, _ready_condition(ready, desired))
+    named = {str(_meta(obj).get("name", key)): obj for key, obj in own.items()}
+    report(rsp, xr, _ready_condition(ready, desired, _why(named)))
 
 
 def set_ready(rsp: fnv1.RunFunctionResponse, *, ready: int, desired: int) -> None:
@@ -205,11 +218,32 @@ def _held_note(result: ScheduleResult) -> str:
     return f" {n} kept as observed on {', '.join(clusters)}, whose InferenceCluster cannot be read ({why})."
 
 
+_KAI_NOTES = 3  # clusters named in full; a fleet's worth would flood the condition
+
+
+def _kai_note(result: ScheduleResult) -> str:
+    """What the namespace may use where a cluster refused its queue or priority class: the fix is there."""
+    if not result.diagnosis.unplaced:
+        return ""
+    statuses = result.diagnosis.statuses
+    refused = [statuses[c].detail for c in sorted(statuses) if statuses[c].reason == REASON_KAI_NOT_ALLOWED]
+    more = f" ({len(refused) - _KAI_NOTES} more clusters alike)" if len(refused) > _KAI_NOTES else ""
+    return "".join(f" {detail}." for detail in refused[:_KAI_NOTES]) + more
+
+
 def _scheduled_condition(result: ScheduleResult) -> Condition:
     diagnosis = result.diagnosis
     status = "False" if diagnosis.unplaced else "True"
-    message = diagnosis.message() + _held_note(result)
+    message = diagnosis.message() + _kai_note(result) + _held_note(result)
     return Condition(type=names.CONDITION_REPLICAS_SCHEDULED, status=status, reason=diagnosis.reason(), message=message)
+
+
+class ResponseTooLargeError(Exception):
+    """The composed replicas alone outgrew the response limit; `size` extrapolates them to all replicas."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self.size = size
 
 
 def _compose(
@@ -219,14 +253,25 @@ def _compose(
     inputs: Inputs,
     result: ScheduleResult,
 ) -> None:
+    """The desired state; ResponseTooLargeError as soon as the replicas composed so far cannot fit.
+
+    The size is counted replica by replica: each ModelReplica carries the whole pod template, so
+    1,024 replicas of a 1 MiB template built a 1 GiB answer (3.2 GiB of worker memory) only to
+    refuse it. Stopping at the limit keeps what one call builds to about the limit itself.
+    """
     key_of_name = {str((obj.get("metadata") or {}).get("name")): key for key, obj in own.items()}
     composed: list[ModelReplica] = []
-    for r in result.replicas:
+    size = 0
+    for i, r in enumerate(result.replicas):
         key = key_of_name.get(r.name, replica_key(r))
         desired = rsp.desired.resources[key]
         # A held replica's cluster cannot be read: it is re-emitted exactly as observed, untouched.
         manifest = minimal(own[key]) if r.name in result.held and key in own else api.replica_manifest(r)
         desired.resource.CopyFrom(to_struct(manifest))
+        size += desired.resource.ByteSize()
+        if size > limits.MAX_RESPONSE_BYTES:
+            # Replicas of one deployment carry the same template: the ones composed stand for the rest.
+            raise ResponseTooLargeError(size * len(result.replicas) // (i + 1))
         # Readiness is what this XR observes of its composed replica, not what the fleet list says.
         ready_now = is_ready(own.get(key))
         if ready_now:
@@ -236,7 +281,8 @@ def _compose(
     rsp.desired.composite.resource.MergeFrom(to_struct({"status": api.deployment_status(composed, result.diagnosis)}))
     set_ready(rsp, ready=ready, desired=inputs.deployment.replicas)
     report(rsp, xr, _scheduled_condition(result), warn=True)
-    report(rsp, xr, _ready_condition(ready, inputs.deployment.replicas))
+    why = _why({r.name: own.get(key_of_name.get(r.name, replica_key(r))) for r in result.replicas})
+    report(rsp, xr, _ready_condition(ready, inputs.deployment.replicas, why))
     restored = [n for n in relabelled(own, inputs.deployment.name) if n in {r.name for r in result.replicas}]
     if restored:
         label = f"{names.LABEL_DEPLOYMENT}={inputs.deployment.name}"
@@ -286,19 +332,24 @@ def handle(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
     except SpecError as e:
         _retain_only(rsp, xr, own, _problem(e))
         return
-    _compose(rsp, xr, own, inputs, result)
-    size = rsp.ByteSize()
+    try:
+        _compose(rsp, xr, own, inputs, result)
+        size = rsp.ByteSize()
+        about = ""
+    except ResponseTooLargeError as e:
+        size = e.size
+        about = "about "
     if size > limits.MAX_RESPONSE_BYTES:
         # Crossplane would refuse this answer on every call: send the existing replicas, and why.
         rsp.CopyFrom(response.to(req))
         notes.report_ignored(rsp, xr)
         requirements.declare(rsp, xr)
-        _retain_only(rsp, xr, own, _too_large(size))
+        _retain_only(rsp, xr, own, _too_large(size, about))
 
 
-def _too_large(size: int) -> Condition:
+def _too_large(size: int, about: str) -> Condition:
     message = (
-        f"the desired state is {limits.mib(size)}, over the {limits.mib(limits.MAX_RESPONSE_BYTES)} a function "
+        f"the desired state is {about}{limits.mib(size)}, over the {limits.mib(limits.MAX_RESPONSE_BYTES)} a function "
         "response may carry (Crossplane's gRPC receive limit, which no setting raises): the existing replicas "
         "are kept and nothing new is composed; lower spec.replicas or what each replica carries (pod template, env)"
     )

@@ -31,6 +31,7 @@ from modelplane import model as m
 from modelplane.api._wire import Count, Int, Observed, Quantity, Wire, unique, validate
 from modelplane.api.common import LabelSelector, NameRef, Taint
 from modelplane.api.deployment import DNS_LABEL, metadata
+from modelplane.api.kai import Kai
 from modelplane.api.provisioning import CapacityBlock, ClusterSource, Fabric
 from modelplane.devices.quantity import QuantityError, parse_quantity
 from modelplane.devices.semver import is_semver
@@ -222,20 +223,6 @@ def _unique_pools(pools: tuple[NodePool, ...] | tuple[PublishedPool, ...] | None
     return pools
 
 
-class Kai(Wire):
-    default_queue: str = Field(default="default", min_length=1)
-    topology: str | None = None
-    required_topology_level: str | None = Field(default=None, min_length=1, max_length=317)
-    preferred_topology_level: str | None = Field(default=None, min_length=1, max_length=317)
-
-    @model_validator(mode="after")
-    def _levels_need_topology(self) -> Self:
-        if self.topology is None and (self.required_topology_level or self.preferred_topology_level):
-            msg = "topology levels need a topology"
-            raise ValueError(msg)
-        return self
-
-
 class KServe(Wire):
     """The KServe a cluster runs: its presets decide how the engine's args must be rendered."""
 
@@ -333,6 +320,9 @@ def parse_cluster(obj: Mapping[str, Any], *, devices: MutableMapping[str, Any] |
         provider_config_name=provider.name if provider else "",
         workload_namespace=spec.workload_namespace,
         default_queue=kai.default_queue,
+        default_priority_class_name=kai.default_priority_class_name,
+        queue_per_namespace=kai.queue_per_namespace,
+        kai_namespaces=kai.allowances(),
         topology=kai.topology or None,
         topology_required_level=kai.required_topology_level,
         topology_preferred_level=kai.preferred_topology_level,

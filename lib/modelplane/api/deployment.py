@@ -23,6 +23,7 @@ from modelplane.api.common import (
     Toleration,
     Worker,
 )
+from modelplane.api.kai import Scheduling
 from modelplane.api.model_ref import derive_model
 from modelplane.api.pod import PodTemplate, reject_reserved
 from modelplane.errors import SpecError
@@ -128,11 +129,6 @@ class Engine(Wire):
         )
 
 
-class Scheduling(Wire):
-    queue: str | None = None
-    priority_class_name: str | None = None
-
-
 def check_phases(mode: str, phases: list[str | None]) -> None:
     """PrefillDecode: exactly one Prefill and one Decode engine and nothing else; Unified: no phases."""
     if mode == "PrefillDecode":
@@ -144,12 +140,17 @@ def check_phases(mode: str, phases: list[str | None]) -> None:
         raise ValueError(msg)
 
 
+class Placement(Wire):
+    spread: Literal["Preferred", "Strict"] = "Preferred"
+
+
 class TemplateSpec(Wire):
     model: ModelSpec | None = None
     cluster_selector: LabelSelector | None = None
     tolerations: tuple[Toleration, ...] | None = Field(default=None, max_length=32)
     serving: Serving | None = None
     scheduling: Scheduling | None = None
+    placement: Placement | None = None
     engines: tuple[Engine, ...] = Field(min_length=1, max_length=8)
     model_cache_ref: NameRef | None = None  # Modelplane's ModelCache: accepted, no effect here (api.compat)
 
@@ -204,8 +205,9 @@ def parse_deployment(obj: Mapping[str, Any], *, namespace_labels: Mapping[str, s
         serving_mode=m.ServingMode(serving.mode),
         router=serving.router_domain(),
         base_refs=serving.base_refs_domain(),
-        queue=scheduling.queue or None,
-        priority_class_name=scheduling.priority_class_name or None,
+        queue=scheduling.queue,
+        priority_class_name=scheduling.priority_class_name,
+        spread=m.SpreadPolicy((tpl.placement or Placement()).spread),
         template_labels=dict((spec.template.metadata or TemplateMetadata()).labels or {}),
         namespace_labels=dict(namespace_labels or {}),
     )

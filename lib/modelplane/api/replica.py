@@ -25,10 +25,13 @@ from modelplane.api._wire import Count, Observed, Wire, dump, maybe, unique, val
 from modelplane.api.cluster import Condition, KServe
 from modelplane.api.common import DeviceConstraint, ModelSpec, NameRef, Parallelism, Serving, Toleration, Worker
 from modelplane.api.deployment import DNS_LABEL, check_member_roles, check_phases, metadata, worker_nodes
+from modelplane.api.kai import PriorityClassName, QueueName
 from modelplane.api.pod import PodTemplate
 from modelplane.errors import SpecError
 from modelplane.names import (
     API_VERSION,
+    KAI_DEFAULT_PRIORITY_CLASS,
+    KAI_DEFAULT_QUEUE,
     KIND_REPLICA,
     LABEL_CLUSTER,
     LABEL_DEPLOYMENT,
@@ -149,8 +152,8 @@ class ReplicaEngine(Wire):
 
 
 class ReplicaScheduling(Wire):
-    queue: str = Field(min_length=1)
-    priority_class_name: str | None = None
+    queue: QueueName
+    priority_class_name: PriorityClassName | None = None
     topology: str | None = None
     required_topology_level: str | None = Field(default=None, min_length=1, max_length=317)
     preferred_topology_level: str | None = Field(default=None, min_length=1, max_length=317)
@@ -163,7 +166,7 @@ class ReplicaSpec(Wire):
     model: ModelSpec | None = None
     serving: Serving | None = None
     tolerations: tuple[Toleration, ...] | None = Field(default=None, max_length=32)
-    scheduling: ReplicaScheduling = Field(default_factory=lambda: ReplicaScheduling(queue="default"))
+    scheduling: ReplicaScheduling = Field(default_factory=lambda: ReplicaScheduling(queue=KAI_DEFAULT_QUEUE))
     kserve: KServe | None = None  # the cluster's, as the scheduler copied it; absent = the newest
     engines: tuple[ReplicaEngine, ...] = Field(min_length=1, max_length=8)
     model_cache_ref: NameRef | None = None  # Modelplane's ModelCache: accepted, no effect here (api.compat)
@@ -208,7 +211,7 @@ def parse_replica(obj: Mapping[str, Any]) -> m.ModelReplica:
         base_refs=serving.base_refs_domain(),
         tolerations=tuple(t.to_domain() for t in spec.tolerations or ()),
         queue=scheduling.queue,
-        priority_class_name=scheduling.priority_class_name or None,
+        priority_class_name=scheduling.priority_class_name or KAI_DEFAULT_PRIORITY_CLASS,
         topology=scheduling.topology or None,
         topology_required_level=scheduling.required_topology_level,
         topology_preferred_level=scheduling.preferred_topology_level,

@@ -18,8 +18,9 @@ deployment, index, cluster, engine, role, ...): always hash-suffixed, so they ne
 deployments, namespaces or clusters sharing a workload namespace.
 
 Updates never hit an immutable field. A ResourceClaimTemplate's spec is immutable, so its name and
-key carry a digest of its content: a changed device request is a new template, and Crossplane
-deletes the old one once nothing composes it. An LLMIS's total parallelism size is immutable
+key carry a digest of its content: a changed device request is a new template; the ModelReplica
+handler keeps composing the old one while the workload may still use it, and Crossplane deletes it
+after. An LLMIS's total parallelism size is immutable
 (KServe's webhook) and its pod labels end up in a Deployment's immutable selector (see `labels`),
 so its name and key carry a digest of both: a change of group size or pod labels replaces the
 LLMIS (its pods restart) instead of leaving the Object out of sync.
@@ -55,7 +56,7 @@ from modelplane.render.pod import user_args
 from modelplane.render.podgroup import pod_group
 from modelplane.render.rendered import RenderedObject, RenderError
 from modelplane.render.router import router
-from modelplane.render.storage import STORAGE_SECRET_ANNOTATION, storage_secret
+from modelplane.render.storage import storage_secret, storage_secret_annotations
 from modelplane.render.wrap import wrap
 
 __all__ = ["LLMIS_NAME_MAX", "RenderError", "RenderedObject", "render_notes", "render_replica"]
@@ -178,7 +179,7 @@ def render_replica(replica: ModelReplica) -> tuple[RenderedObject, ...]:
             name=_name(replica, main_engine.name, shape, max_length=LLMIS_NAME_MAX),
             namespace=replica.workload_namespace,
             labels=llmis_metadata_labels(labels),
-            annotations={STORAGE_SECRET_ANNOTATION: secret} if secret else {},
+            annotations=storage_secret_annotations(secret),
             model=model,
             main=main,
             prefill=prefill,
@@ -202,10 +203,10 @@ def render_notes(replica: ModelReplica) -> tuple[str, ...]:
     """What a renderable replica still needs from its cluster, one sentence each (empty when nothing)."""
     notes: list[str] = []
     if not convention(replica.kserve_version).pod_metadata:
-        priority = f", priority class {replica.priority_class_name}" if replica.priority_class_name else ""
         notes.append(
             f"KServe {replica.kserve_version} cannot label or annotate the pods it creates, so KAI's pod-grouper "
-            f"groups them itself in KAI's default queue (default-queue): queue {replica.queue}{priority} and the "
+            f"groups them itself in KAI's default queue ({names.KAI_DEFAULT_QUEUE}): queue {replica.queue}, "
+            f"priority class {replica.priority_class_name} and the "
             "replica's all-or-nothing gang do not apply, and no PodGroup is rendered; KServe 0.17 or later "
             "applies them."
         )

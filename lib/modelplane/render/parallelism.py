@@ -6,10 +6,13 @@ a worker with data parallelism -> `*-worker-data-parallel`; a worker with pipeli
 that name installed by the platform team, the LLMIS stays `PresetsCombined=False ConfigNotFound`
 and nothing starts. Hence the defaults:
 
-- a Leader/Worker engine defaults to data parallelism, as KServe's dp-ep sample: every pod runs
-  `dataLocal` ranks of `tensor` GPUs each, `data` = pods x dataLocal, `expert` on (vLLM applies it
-  to MoE layers only). `tensor` is the engine's, else the user's `--tensor-parallel-size`, else 1;
-  `dataLocal` is then the pod's GPUs / tensor;
+- a Leader/Worker engine defaults to data parallelism: every pod runs `dataLocal` ranks of `tensor`
+  GPUs each, `data` = pods x dataLocal. `tensor` is the engine's, else the user's
+  `--tensor-parallel-size`, else 1; `dataLocal` is then the pod's GPUs / tensor. `expert` (the
+  presets' `--enable-expert-parallel`, which spreads a MoE model's experts over every rank) is
+  set only when no tensor size was given: one GPU per rank across pods is KServe's dp-ep shape,
+  which holds a large model only with its experts spread. A user who asked for tensor parallelism
+  (a dense model over the GPUs of a rank) gets no `expert` unless they set it;
 - pipeline parallelism only when the engine asks for it, `tensor` = the pod's GPUs (`notes` says
   what KServe needs for it);
 - a single-node engine: `tensor` = the pod's GPUs / dataLocal (dataLocal 1 unless set).
@@ -69,7 +72,9 @@ def _defaults(engine: PlacedEngine, p: Parallelism, tensor_hint: int | None) -> 
     if pods > 1 and p.pipeline is None and not data_set:
         tensor = p.tensor or tensor_hint or 1
         local = max(gpus // tensor, 1)
-        expert = True if p.expert is None else p.expert
+        expert = p.expert
+        if expert is None and p.tensor is None and tensor_hint is None:
+            expert = True  # the dp-ep shape: one GPU per rank only fits with the experts spread
         return replace(p, tensor=tensor, data_local=local, data=pods * local, expert=expert)
     if p.tensor is None:
         per_rank = gpus // (p.data_local or 1) if p.pipeline is None else gpus

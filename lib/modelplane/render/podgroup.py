@@ -36,9 +36,8 @@ def pod_group(replica: ModelReplica, *, name: str, labels: Mapping[str, str]) ->
         "queue": replica.queue,
         "minSubGroup": len(engines),
         "subGroups": [{"name": e.name, "minMember": engine_pods(e)} for e in engines],
+        "priorityClassName": replica.priority_class_name,
     }
-    if replica.priority_class_name:
-        spec["priorityClassName"] = replica.priority_class_name
     if replica.topology:
         constraint = {"topology": replica.topology}
         if replica.topology_required_level:

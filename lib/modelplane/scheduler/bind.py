@@ -67,6 +67,8 @@ def bind(
     # Placing on a cluster changes only that cluster's capacity and spread: every other verdict and
     # standing carries over to the next round. So the standings also sit in a heap by their key
     # (the winner is its top): each round pops the winner and pushes back its new standing.
+    if ctx.packing is not None:  # before any assignment: device sizes order the pools
+        ctx.packing.rank_sizes(c for c in clusters if runner.eligible(c))
     statuses = {c.name: runner.status(c) for c in clusters}
     standings = {c.name: standing(ctx, c, spread) for c in clusters if statuses[c.name].fits}
     heap = [s.key() for s in standings.values()]
@@ -82,7 +84,7 @@ def bind(
         last_round = list(standings.values())
         if round_number == count - 1:
             last_statuses = _explained(runner, by_name, statuses)
-        chosen = by_name[heapq.heappop(heap)[2]]
+        chosen = by_name[heapq.heappop(heap)[-1]]
         options = ctx.assignment(chosen)
         if options is None:  # the capacity filter passed on this very assignment
             msg = f"cluster {chosen.name} passed the capacity filter without an assignment"

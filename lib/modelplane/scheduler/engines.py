@@ -11,19 +11,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import TypeAlias
 
 from modelplane.devices import DeviceMatcher
-from modelplane.model import Cluster, Deployment, Engine, NodePool, ResolvedDeviceRequest
+from modelplane.devices.quantity import QuantityError, parse_quantity
+from modelplane.model import ClaimKind, Cluster, Deployment, Device, Engine, NodePool, ResolvedDeviceRequest
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EngineOption:
-    """One engine on one pool: its node cost and each member's resolved DRA requests (spec order)."""
+    """One engine on one pool: its node cost, each member's resolved DRA requests (spec order) and
+    what else the nodes it holds carry (packing.py weighs it)."""
 
     pool: str
     cost: int
     requests: tuple[tuple[ResolvedDeviceRequest, ...], ...]
+    claimed: int = 0  # DRA devices the engine's pods claim
+    idle: int = 0  # DRA devices left unclaimed on the nodes it holds
+    spare: int = 0  # Synthetic device kinds (a NIC) on those nodes that the engine does not ask for, per node
+    size: Fraction = Fraction(0)  # the capacities of the pool's claimed device kinds, summed per device
 
 
 # Per engine in spec order: the pools that can host it, sorted by pool name.
@@ -33,17 +40,43 @@ ClusterOptions: TypeAlias = tuple[tuple[EngineOption, ...], ...]
 def engine_option(matcher: DeviceMatcher, engine: Engine, pool: NodePool) -> EngineOption | None:
     """The engine on `pool`, or None when a member does not match or nothing resolves a DRA device."""
     requests: list[tuple[ResolvedDeviceRequest, ...]] = []
-    cost = 0
+    cost = claimed = 0
+    synthetic_requests = 0
     for member in engine.members:
         match = matcher.match_member(member, pool)
         if match is None:
             return None
         requests.append(match.resolved)
+        synthetic_requests = max(synthetic_requests, len(member.device_requests) - len(match.resolved))
         if match.resolved:
-            cost += member.pods_per_copy * engine.copies
+            pods = member.pods_per_copy * engine.copies
+            cost += pods
+            claimed += pods * sum(r.count for r in match.resolved)
     if cost == 0:
         return None
-    return EngineOption(pool=pool.name, cost=cost, requests=tuple(requests))
+    dra = [d for d in pool.devices if d.claim is ClaimKind.DRA and d.count > 0]
+    classes = {r.device_class_name for member in requests for r in member}
+    synthetic = sum(1 for d in pool.devices if d.claim is ClaimKind.SYNTHETIC and d.count > 0)
+    return EngineOption(
+        pool=pool.name,
+        cost=cost,
+        requests=tuple(requests),
+        claimed=claimed,
+        idle=max(cost * sum(d.count for d in dra) - claimed, 0),
+        spare=max(synthetic - synthetic_requests, 0),
+        size=max((_size(d) for d in dra if d.device_class_name in classes), default=Fraction(0)),
+    )
+
+
+def _size(device: Device) -> Fraction:
+    """A device's capacities summed (memory dominates): larger devices are worth keeping for larger models."""
+    total = Fraction(0)
+    for value in device.capacity.values():
+        try:
+            total += parse_quantity(value)
+        except QuantityError:  # published capacities are checked at the edge; an odd one just weighs nothing
+            continue
+    return total
 
 
 class EngineOptions:

@@ -17,14 +17,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from modelplane.model import Cluster, Deployment, TaintEffect
+from modelplane.scheduler import kai
 from modelplane.scheduler.engines import EngineOption, EngineOptions
 from modelplane.scheduler.fit import assign, shortfall
 from modelplane.scheduler.ledger import Ledger
+from modelplane.scheduler.packing import Packing, Penalty
 from modelplane.scheduler.result import FIT, NODE_CAPACITY, Code, Status
 from modelplane.scheduler.selectors import admits_namespace, format_taint, selector_matches, untolerated_taints
 
 REASON_NOT_READY = "had Ready=False"  # reads right for 1 and for many
 REASON_NAMESPACE_NOT_ADMITTED = "did not admit the namespace"
+REASON_KAI_NOT_ALLOWED = "did not let the namespace use its queue or priority class"
 REASON_SELECTOR_MISMATCH = "did not match clusterSelector"
 REASON_UNTOLERATED_TAINTS = "had untolerated taints"
 REASON_NO_MATCHING_POOL = "had no pool matching an engine's devices"
@@ -48,8 +51,10 @@ class Context:
         ledger: Ledger,
         *,
         unreadable_replicas: Mapping[str, str] | None = None,
+        packing: Packing | None = None,
     ) -> None:
         self.deployment = deployment
+        self.packing = packing
         self.engines = engines
         self.ledger = ledger
         # cluster -> a ModelReplica on it that cannot be read: its free nodes are not known
@@ -62,9 +67,23 @@ class Context:
         version = self.ledger.version(cluster.name)
         cached = self._fits.get(cluster.name)
         if cached is None or cached[0] != version:
-            cached = (version, assign(self.engines.of(cluster), self.ledger.free(cluster.name)))
+            order = None if self.packing is None else self._order()
+            cached = (version, assign(self.engines.of(cluster), self.ledger.free(cluster.name), order))
             self._fits[cluster.name] = cached
         return cached[1]
+
+    def _order(self) -> Callable[[int, EngineOption], int]:
+        packing = self.packing
+        assert packing is not None  # only called with a packing
+        return lambda engine, option: packing.penalty(engine, option).total
+
+    def penalty(self, options: tuple[EngineOption, ...]) -> Penalty:
+        """The packing penalty of a replica taking `options` (engine i on options[i]); zero without packing."""
+        total = Penalty()
+        if self.packing is not None:
+            for engine, option in enumerate(options):
+                total += self.packing.penalty(engine, option)
+        return total
 
     def free_matching_nodes(self, cluster: Cluster) -> int:
         """Free nodes over the pools that can host some engine of the deployment."""
@@ -100,6 +119,19 @@ def _namespace_admitted(ctx: Context, cluster: Cluster) -> Status:
     if admitted is None:
         detail = f"allowedNamespaceSelector needs the labels of namespace {dep.namespace}; its Namespace was not found"
     return Status(code=Code.UNRESOLVABLE, reason=REASON_NAMESPACE_NOT_ADMITTED, detail=detail)
+
+
+def _kai_allowed(ctx: Context, cluster: Cluster) -> Status:
+    dep = ctx.deployment
+    problem = kai.refusal(
+        cluster,
+        dep.namespace,
+        queue=dep.queue or kai.default_queue(cluster, dep.namespace),
+        priority_class_name=dep.priority_class_name or cluster.default_priority_class_name,
+    )
+    if problem is None:
+        return FIT
+    return Status(code=Code.UNRESOLVABLE, reason=REASON_KAI_NOT_ALLOWED, detail=problem)
 
 
 def _cluster_selector(ctx: Context, cluster: Cluster) -> Status:
@@ -150,6 +182,7 @@ def _enough_free_nodes(ctx: Context, cluster: Cluster) -> Status:
 FILTERS: tuple[Filter, ...] = (
     Filter(name="Ready", check=_ready),
     Filter(name="NamespaceAdmitted", check=_namespace_admitted),
+    Filter(name="KaiAllowed", check=_kai_allowed),
     Filter(name="ClusterSelector", check=_cluster_selector),
     Filter(name="TaintToleration", check=_taints_tolerated),
     Filter(name="DeviceMatch", check=_pools_match_devices),
@@ -173,6 +206,13 @@ class FilterRunner:
     def status(self, cluster: Cluster) -> Status:
         """The cluster's first failing filter, or FIT."""
         return self._first(cluster)
+
+    def eligible(self, cluster: Cluster) -> bool:
+        """Whether every ledger-independent filter passes: the cluster could host a replica given room."""
+        status = self._static_status.get(cluster.name)
+        if status is None:
+            status = self._static_status[cluster.name] = _first_failure(self._static, self._ctx, cluster)
+        return status.fits
 
     def _first(self, cluster: Cluster) -> Status:
         status = self._static_status.get(cluster.name)

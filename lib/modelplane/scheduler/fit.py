@@ -1,23 +1,28 @@
 """Choose one pool per engine of a replica within one cluster, given the pools' free nodes.
 
-Per engine (spec order) the best-fit pool comes first: fewest free nodes that still fit, then
-pool name. Engines of one replica may share a pool, so each choice reserves its nodes before the
-next engine is considered. Best fit per engine can still reject a feasible replica (an early
-engine takes the only pool a later engine fits), so the search backtracks; the first assignment
-it finds is the greedy one whenever greedy succeeds. Failed (engine, free nodes) states are
-memoised, which keeps the search polynomial in practice for <= 8 engines.
-"""
+Per engine (spec order) the pool with the least packing penalty comes first (packing.py), then
+the best fit: fewest free nodes that still fit, then pool name. Engines of one replica may share
+a pool, so each choice reserves its nodes before the next engine is considered. The preferred
+pool per engine can still reject a feasible replica (an early engine takes the only pool a later
+engine fits), so the search backtracks; the first assignment it finds is the greedy one whenever
+greedy succeeds. Failed (engine, free nodes) states are memoised, which keeps the search
+polynomial in practice for <= 8 engines."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from modelplane.model import Engine
 from modelplane.scheduler.engines import ClusterOptions, EngineOption
 
 
-def assign(options: ClusterOptions, free: Mapping[str, int]) -> tuple[EngineOption, ...] | None:
-    """One option per engine fitting `free` together, or None when no such assignment exists."""
+def assign(
+    options: ClusterOptions, free: Mapping[str, int], penalty: Callable[[int, EngineOption], int] | None = None
+) -> tuple[EngineOption, ...] | None:
+    """One option per engine fitting `free` together, or None when no such assignment exists.
+
+    `penalty(engine index, option)` orders each engine's pools before best fit (packing.py).
+    """
     remaining = dict(free)
     chosen: list[EngineOption] = []
     failed: set[tuple[int, tuple[tuple[str, int], ...]]] = set()
@@ -29,7 +34,7 @@ def assign(options: ClusterOptions, free: Mapping[str, int]) -> tuple[EngineOpti
         if state in failed:
             return False
         fitting = [o for o in options[i] if o.cost <= remaining.get(o.pool, 0)]
-        for opt in sorted(fitting, key=lambda o: (remaining[o.pool], o.pool)):
+        for opt in sorted(fitting, key=lambda o: (penalty(i, o) if penalty else 0, remaining[o.pool], o.pool)):
             remaining[opt.pool] -= opt.cost
             chosen.append(opt)
             if search(i + 1):

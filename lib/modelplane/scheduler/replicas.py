@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from modelplane.model import Cluster, Deployment, ModelReplica, PlacedEngine, PlacedMember
 from modelplane.scheduler.engines import EngineOption
+from modelplane.scheduler.kai import default_queue
 
 
 def build_replica(
@@ -52,8 +53,8 @@ def build_replica(
         router=deployment.router,
         base_refs=deployment.base_refs,
         tolerations=deployment.tolerations,
-        queue=deployment.queue or cluster.default_queue,
-        priority_class_name=deployment.priority_class_name,
+        queue=deployment.queue or default_queue(cluster, deployment.namespace),
+        priority_class_name=deployment.priority_class_name or cluster.default_priority_class_name,
         topology=cluster.topology,
         topology_required_level=cluster.topology_required_level,
         topology_preferred_level=cluster.topology_preferred_level,

@@ -23,6 +23,7 @@ from modelplane.scheduler.bind import bind
 from modelplane.scheduler.engines import EngineOptions
 from modelplane.scheduler.filters import Context, FilterRunner
 from modelplane.scheduler.ledger import Ledger
+from modelplane.scheduler.packing import Packing
 from modelplane.scheduler.replicas import build_replica
 from modelplane.scheduler.result import Diagnosis, RemovedReplica, ScheduleResult
 from modelplane.scheduler.retain import (
@@ -111,7 +112,13 @@ def schedule(
     for r in observed:
         if r.name in own_names or (r.namespace == deployment.namespace and r.deployment == deployment.name):
             taken.setdefault(r.cluster, set()).add(r.index)
-    ctx = Context(deployment, engines, ledger, unreadable_replicas=unreadable.replicas_on)
+    ctx = Context(
+        deployment,
+        engines,
+        ledger,
+        unreadable_replicas=unreadable.replicas_on,
+        packing=Packing(engines),
+    )
     outcome = bind(
         ctx,
         FilterRunner(ctx),

@@ -1,16 +1,17 @@
-"""Rank feasible clusters: fewest replicas of this deployment (spread), then most free matching
-nodes (fleet balance), then cluster name.
+"""Rank feasible clusters: least packing penalty with spread weighed against it, then best fit, then name.
 
-Each scorer gives 0-100 and the total is spread x 101 + balance, so any spread point outweighs
-the whole balance range. Spread is 100 on the clusters holding the fewest replicas and drops one
-point per extra replica, so the winner always comes from the least-loaded clusters, exactly as
-the lexicographic rule says. Balance is free matching nodes relative to the roomiest feasible
-cluster; where integer rounding makes two clusters tie, the ranking falls back to the raw counts
-and then the name, so the order stays exact even where the bounded scores cannot tell.
+A cluster's cost is the packing penalty (packing.py, in devices) of the pools the replica would
+take there, plus SPREAD devices per replica of this deployment the cluster already holds beyond
+the least-loaded cluster: spread is a preference that gives way when spreading would idle or take
+more than that. A deployment with `spread: Strict` spreads first, as a rule: fewest replicas,
+then the penalty. Ties go to the cluster whose chosen pools keep the fewest free nodes after the
+placement (best fit, which keeps roomy pools whole for gangs), then to the name.
 
-Because the winner of rank() is always the minimum of the raw key, bind keeps the standings in a
-heap by that key (O(log clusters) per round) and renders the full ranking only once, for the
-diagnosis.
+The scores explain the choice: `spread` is 100 minus the extra replicas, `idle` and `premium` are
+the penalty's parts in devices (lower is better), `free` the free nodes left in the
+chosen pools; `total` is 10,000 minus the weighed cost (the order itself is the raw key, so the
+bounded total never reorders it). Because the winner is always the minimum of the raw key, bind
+keeps the standings in a heap by that key and renders the full ranking once, for the diagnosis.
 """
 
 from __future__ import annotations
@@ -19,14 +20,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from modelplane.model import Cluster
+from modelplane.model import Cluster, SpreadPolicy
 from modelplane.scheduler.filters import Context
+from modelplane.scheduler.packing import Penalty
 from modelplane.scheduler.result import ClusterScore
 
 SCORE_SPREAD = "spread"
-SCORE_BALANCE = "balance"
+SCORE_IDLE = "idle"
+SCORE_PREMIUM = "premium"
+SCORE_FREE = "free"
 MAX_SCORE = 100
-_SPREAD_WEIGHT = MAX_SCORE + 1
+SPREAD = 8  # devices one more replica on an already used cluster is worth avoiding
+_STRICT = 1000  # a Strict deployment's weight per extra replica in the displayed total
+_TOTAL = 10_000
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -35,16 +41,31 @@ class Standing:
 
     cluster: str
     replicas: int  # of this deployment, kept and placed so far
-    free: int  # free nodes in the pools that can host some engine
+    penalty: Penalty  # of the pools the next replica would take here
+    free: int  # free nodes left in those pools after it
+    strict: bool
 
-    def key(self) -> tuple[int, int, str]:
-        """The lexicographic rule itself: fewest replicas, most free nodes, name."""
-        return (self.replicas, -self.free, self.cluster)
+    def key(self) -> tuple[int, int, int, str]:
+        if self.strict:
+            return (self.replicas, self.penalty.total, self.free, self.cluster)
+        return (self.penalty.total + SPREAD * self.replicas, 0, self.free, self.cluster)
 
 
 def standing(ctx: Context, cluster: Cluster, replicas_on: Mapping[str, int]) -> Standing:
+    options = ctx.assignment(cluster)
+    if options is None:
+        msg = f"cluster {cluster.name} is ranked without an assignment"
+        raise AssertionError(msg)
+    free = ctx.ledger.free(cluster.name)
+    taken: dict[str, int] = {}
+    for o in options:
+        taken[o.pool] = taken.get(o.pool, 0) + o.cost
     return Standing(
-        cluster=cluster.name, replicas=replicas_on.get(cluster.name, 0), free=ctx.free_matching_nodes(cluster)
+        cluster=cluster.name,
+        replicas=replicas_on.get(cluster.name, 0),
+        penalty=ctx.penalty(options),
+        free=sum(free.get(pool, 0) - n for pool, n in taken.items()),
+        strict=ctx.deployment.spread is SpreadPolicy.STRICT,
     )
 
 
@@ -53,17 +74,22 @@ def rank(standings: Sequence[Standing]) -> tuple[ClusterScore, ...]:
     if not standings:
         return ()
     fewest = min(s.replicas for s in standings)
-    roomiest = max(s.free for s in standings)
-    ranked: list[tuple[tuple[int, int, int, str], ClusterScore]] = []
-    for s in standings:
-        spread = max(MAX_SCORE - (s.replicas - fewest), 0)
-        balance = MAX_SCORE * s.free // roomiest if roomiest > 0 else 0
-        total = spread * _SPREAD_WEIGHT + balance
-        score = ClusterScore(
-            cluster=s.cluster,
-            total=total,
-            scores=MappingProxyType({SCORE_SPREAD: spread, SCORE_BALANCE: balance}),
+    scores: list[ClusterScore] = []
+    for s in sorted(standings, key=Standing.key):
+        extra = s.replicas - fewest
+        weight = _STRICT if s.strict else SPREAD
+        scores.append(
+            ClusterScore(
+                cluster=s.cluster,
+                total=max(_TOTAL - weight * extra - s.penalty.total, 0),
+                scores=MappingProxyType(
+                    {
+                        SCORE_SPREAD: max(MAX_SCORE - extra, 0),
+                        SCORE_IDLE: s.penalty.idle,
+                        SCORE_PREMIUM: s.penalty.premium,
+                        SCORE_FREE: max(s.free, 0),
+                    }
+                ),
+            )
         )
-        ranked.append(((-total, *s.key()), score))
-    ranked.sort(key=lambda kv: kv[0])
-    return tuple(score for _, score in ranked)
+    return tuple(scores)

@@ -1,0 +1,74 @@
+"""What taking a pool costs the rest of the fleet: the packing penalty of an engine option, in devices.
+
+Capacity is whole nodes, so a pod claiming one of a node's eight GPUs idles the other seven for as
+long as it runs, and a replica placed early on a scarce pool can leave later, pickier demand with
+nothing. Among the pools that fit, the scheduler therefore prefers, in one sum of device units:
+
+- idle: fewest devices left unclaimed on the nodes the engine holds (a 1-GPU model on a 4-GPU
+  node rather than an 8-GPU one);
+- premium: the smallest adequate devices (rank of the claimed devices' capacity, memory above
+  all, among the pools that could host this engine on the eligible clusters), and no node carrying a
+  Synthetic device (an InfiniBand NIC) the engine does not ask for.
+
+Every part is a property of the pool and the engine alone, so the ranking needs no view of other
+demand and costs no device-selector evaluation beyond the deployment's own.
+
+The weights were tuned on the placement-quality benchmark's tuning seeds (tests/benchmarks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+
+from modelplane.model import Cluster
+from modelplane.scheduler.engines import EngineOption, EngineOptions
+
+IDLE = 1  # per idle device
+LARGER = 2  # per claimed device, per capacity rank above the smallest adequate device
+SPARE = 4  # per node, per Synthetic device kind the engine does not use
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Penalty:
+    idle: int = 0
+    premium: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.idle + self.premium
+
+    def __add__(self, other: Penalty) -> Penalty:
+        return Penalty(idle=self.idle + other.idle, premium=self.premium + other.premium)
+
+
+class Packing:
+    """Penalties of one deployment's engine options for one schedule() call (memoised per pool content)."""
+
+    def __init__(self, engines: EngineOptions) -> None:
+        self._engines = engines
+        self._sizes: dict[int, tuple[Fraction, ...]] = {}
+        self._memo: dict[tuple[int, int], tuple[EngineOption, Penalty]] = {}
+
+    def rank_sizes(self, clusters: Iterable[Cluster]) -> None:
+        """Rank each engine's device sizes over the pools that can host it on `clusters` (fixed for the call)."""
+        sizes: dict[int, set[Fraction]] = {}
+        for cluster in clusters:
+            for index, options in enumerate(self._engines.of(cluster)):
+                sizes.setdefault(index, set()).update(o.size for o in options)
+        self._sizes = {index: tuple(sorted(values)) for index, values in sizes.items()}
+        self._memo.clear()
+
+    def penalty(self, engine: int, option: EngineOption) -> Penalty:
+        # Options are shared by every pool of one name and content (engines.py), and so is the penalty.
+        cached = self._memo.get((engine, id(option)))
+        if cached is not None and cached[0] is option:
+            return cached[1]
+        sizes = self._sizes.get(engine, ())
+        rank = sizes.index(option.size) if option.size in sizes else 0
+        penalty = Penalty(
+            idle=IDLE * option.idle, premium=LARGER * rank * option.claimed + SPARE * option.spare * option.cost
+        )
+        self._memo[(engine, id(option))] = (option, penalty)
+        return penalty

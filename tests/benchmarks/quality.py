@@ -1,0 +1,196 @@
+"""`make bench`'s placement quality: GPUs the scheduler places in arrival order against exact optima.
+
+For every seeded scenario (scenarios.py: small fleets of 4-7 clusters, medium of 8-12) the real
+`schedule()` places each deployment in turn, in several random arrival orders (never sorted for
+it), each deployment seeing the replicas the ones before it placed, as a control plane's
+reconciles would. optimum.py computes the most GPUs any placement can serve under the same rules
+(whole nodes) and under device-granular capacity (the hardware's limit). Printed per fleet and in
+summary: placed/optimum (mean over orders and worst order), placed/limit, GPU utilisation of the
+plan, the optimum and the limit, and GPUs stranded on held nodes (idle GPUs of nodes a replica
+holds). The tuning seeds and the reported seeds are disjoint: `--tuning` runs the former.
+
+Usage: python -m tests.benchmarks.quality [--fleets N] [--orders K] [--tuning] [--time-limit S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from modelplane.devices import DeviceMatcher
+from modelplane.model import ModelReplica
+from modelplane.scheduler import schedule
+
+from tests.benchmarks.optimum import Optimum, solve
+from tests.benchmarks.scenarios import Scenario, generate, pool_gpus
+
+REPORTED_SEEDS = 1000  # the first reported seed; tuning uses seeds from 0
+SIZES = ("small", "medium")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Plan:
+    gpus: int  # GPUs of the placed replicas
+    stranded: int  # idle GPUs on nodes the placed replicas hold
+    replicas: int
+    wanted: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Fleet:
+    scenario: Scenario
+    plans: tuple[Plan, ...]  # one per arrival order
+    largest_first: Plan  # for reference: the same demand sorted by GPUs per replica, largest first
+    whole: Optimum
+    limit: Optimum
+    seconds: float  # wall time of both solves
+
+
+def replica_gpus(replica: ModelReplica) -> int:
+    """GPUs a replica claims: pods x copies x devices of every claiming member."""
+    return sum(
+        member.pods_per_copy * engine.copies * sum(r.count for r in member.device_requests)
+        for engine in replica.engines
+        for member in engine.members
+    )
+
+
+def _stranded(scenario: Scenario, replicas: Sequence[ModelReplica]) -> int:
+    per_node = {(c.name, p.name): pool_gpus(p) for c in scenario.clusters for p in c.pools}
+    held = 0
+    for r in replicas:
+        for pool, nodes in r.node_cost_by_pool().items():
+            held += nodes * per_node[(r.cluster, pool)]
+    return held - sum(replica_gpus(r) for r in replicas)
+
+
+def run_plan(scenario: Scenario, order: Sequence[int]) -> Plan:
+    """Place the demand in `order`, each deployment seeing every replica placed before it."""
+    matcher = DeviceMatcher()
+    fleet: list[ModelReplica] = []
+    for i in order:
+        result = schedule(scenario.demand[i].deployment, scenario.clusters, fleet, matcher=matcher)
+        fleet.extend(result.replicas)
+    return Plan(
+        gpus=sum(replica_gpus(r) for r in fleet),
+        stranded=_stranded(scenario, fleet),
+        replicas=len(fleet),
+        wanted=sum(d.replicas for d in scenario.demand),
+    )
+
+
+def orders(scenario: Scenario, count: int) -> list[list[int]]:
+    rng = random.Random(f"order-{scenario.size}-{scenario.seed}")
+    out: list[list[int]] = []
+    for _ in range(count):
+        order = list(range(len(scenario.demand)))
+        rng.shuffle(order)
+        out.append(order)
+    return out
+
+
+def measure_fleet(scenario: Scenario, *, order_count: int, time_limit: float) -> Fleet:
+    plans = tuple(run_plan(scenario, o) for o in orders(scenario, order_count))
+    demand = scenario.demand
+    largest = sorted(range(len(demand)), key=lambda i: (-demand[i].gpus_per_replica, i))
+    started = time.perf_counter()
+    whole = solve(scenario, devices=False, time_limit=time_limit)
+    limit = solve(scenario, devices=True, time_limit=time_limit)
+    return Fleet(
+        scenario=scenario,
+        plans=plans,
+        largest_first=run_plan(scenario, largest),
+        whole=whole,
+        limit=limit,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _ratio(placed: int, optimum: Optimum) -> float:
+    return placed / optimum.gpus if optimum.gpus else 1.0
+
+
+def _pct(n: float) -> str:
+    return f"{100 * n:.0f}%"
+
+
+def print_fleets(fleets: Sequence[Fleet]) -> None:
+    print(
+        f"{'FLEET':<12} {'CLUSTERS':>8} {'DEPLOY':>6} {'GPUS':>5} {'DEMAND':>6} {'OPT':>5} {'LIMIT':>5} "
+        f"{'PLACED':>11} {'/OPT':>11} {'/LIMIT':>6} {'UTIL plan/opt/limit':>19} {'STRANDED':>8} {'SOLVE':>6}"
+    )
+    for f in fleets:
+        s = f.scenario
+        gpus = [p.gpus for p in f.plans]
+        ratios = [_ratio(g, f.whole) for g in gpus]
+        mean = statistics.mean(gpus)
+        util = f"{_pct(mean / s.fleet_gpus)}/{_pct(f.whole.gpus / s.fleet_gpus)}/{_pct(f.limit.gpus / s.fleet_gpus)}"
+        gap = "" if f.whole.gap == 0 and f.limit.gap == 0 else f" gap {max(f.whole.gap, f.limit.gap):.3f}"
+        print(
+            f"{s.size + '-' + str(s.seed):<12} {len(s.clusters):>8} {len(s.demand):>6} {s.fleet_gpus:>5} "
+            f"{_pct(s.demand_gpus / s.fleet_gpus):>6} {f.whole.gpus:>5} {f.limit.gpus:>5} "
+            f"{min(gpus):>5}-{max(gpus):<5} {min(ratios):.2f}-{max(ratios):.2f} {_ratio(round(mean), f.limit):>6.2f} "
+            f"{util:>19} {statistics.mean(p.stranded for p in f.plans):>8.0f} {f.seconds:>5.1f}s{gap}"
+        )
+
+
+def summary(fleets: Sequence[Fleet]) -> dict[str, float]:
+    ratios = [_ratio(p.gpus, f.whole) for f in fleets for p in f.plans]
+    per_fleet_worst = [min(_ratio(p.gpus, f.whole) for p in f.plans) for f in fleets]
+    return {
+        "mean": statistics.mean(ratios),
+        "worst": min(per_fleet_worst),
+        "limit": statistics.mean(_ratio(p.gpus, f.limit) for f in fleets for p in f.plans),
+        "util_plan": statistics.mean(p.gpus / f.scenario.fleet_gpus for f in fleets for p in f.plans),
+        "util_opt": statistics.mean(f.whole.gpus / f.scenario.fleet_gpus for f in fleets),
+        "util_limit": statistics.mean(f.limit.gpus / f.scenario.fleet_gpus for f in fleets),
+        "stranded": statistics.mean(p.stranded / f.scenario.fleet_gpus for f in fleets for p in f.plans),
+        "placed_replicas": statistics.mean(p.replicas / p.wanted for f in fleets for p in f.plans),
+        "largest_first": statistics.mean(_ratio(f.largest_first.gpus, f.whole) for f in fleets),
+    }
+
+
+def print_summary(by_size: dict[str, list[Fleet]]) -> None:
+    rows = {size: summary(fleets) for size, fleets in by_size.items() if fleets}
+    print("\nSummary (arrival order; ratios are GPUs placed / optimum):")
+    print(f"  {'':<34}" + "".join(f"{f'{s} fleets ({len(by_size[s])})':>22}" for s in rows))
+    lines = (
+        ("placed / whole-node optimum", lambda r: f"mean {r['mean']:.2f}, worst {r['worst']:.2f}"),
+        ("placed / device-granular limit", lambda r: f"mean {r['limit']:.2f}"),
+        ("GPU utilisation plan/opt/limit", lambda r: f"{_pct(r['util_plan'])}/{_pct(r['util_opt'])}/{_pct(r['util_limit'])}"),
+        ("GPUs stranded on held nodes", lambda r: f"{_pct(r['stranded'])} of the fleet"),
+        ("replicas placed / wanted", lambda r: _pct(r["placed_replicas"])),
+        ("largest replica first / optimum", lambda r: f"{r['largest_first']:.2f}"),
+    )  # fmt: skip
+    for label, cell in lines:
+        print(f"  {label:<34}" + "".join(f"{cell(r):>22}" for r in rows.values()))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--fleets", type=int, default=10, help="fleets per size (default 10)")
+    parser.add_argument("--orders", type=int, default=4, help="random arrival orders per fleet (default 4)")
+    parser.add_argument("--tuning", action="store_true", help="the tuning seeds instead of the reported ones")
+    parser.add_argument("--time-limit", type=float, default=20.0, help="seconds per optimum solve (default 20)")
+    args = parser.parse_args(argv)
+    first = 0 if args.tuning else REPORTED_SEEDS
+    by_size: dict[str, list[Fleet]] = {}
+    for size in SIZES:
+        fleets = [
+            measure_fleet(generate(seed, size), order_count=args.orders, time_limit=args.time_limit)
+            for seed in range(first, first + args.fleets)
+        ]
+        by_size[size] = fleets
+        print_fleets(fleets)
+        sys.stdout.flush()
+    print_summary(by_size)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,231 @@
+"""KAI queues and priority classes per namespace, over real gRPC.
+
+A workload namespace is shared by every team a cluster admits: a deployment that could name any
+KAI queue or priority class would spend another team's GPU quota or outrank system pods. The
+cluster says what each namespace may use; everything else is refused with what is allowed, and an
+existing replica is never removed for it.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane import api
+from modelplane.render import render_replica
+
+from .conftest import as_dict
+from .factories import cluster, deployment, replica_resolved, request, resolved, with_ready
+from .test_deployment import observed_replica, ready, scheduled
+from .wants import MD_REQUIREMENTS, condition, mr_requirements, placement_entry, replica, response, result
+
+ALLOWED_ON_A = (
+    "it may use queue default-queue and priority class inference "
+    "(spec.kai: defaultQueue, queuePerNamespace, defaultPriorityClassName, namespaces)"
+)
+
+
+def md(*, queue: str | None = None, priority_class: str | None = None, **kw: Any) -> dict[str, Any]:
+    xr = deployment(**kw)
+    scheduling = {"queue": queue, "priorityClassName": priority_class}
+    xr["spec"]["template"]["spec"]["scheduling"] = {k: v for k, v in scheduling.items() if v is not None}
+    return xr
+
+
+def kai_cluster(name: str, **kai: Any) -> dict[str, Any]:
+    obj = cluster(name)
+    obj["spec"]["kai"] = kai
+    return obj
+
+
+def mr(cluster_name: str, *, queue: str = "default-queue", priority_class: str = "inference") -> dict[str, Any]:
+    obj = replica(cluster_name)
+    obj["spec"]["scheduling"] = {"queue": queue, "priorityClassName": priority_class}
+    return obj
+
+
+def unplaced(detail: str) -> dict[str, Any]:
+    reason = "did not let the namespace use its queue or priority class"
+    return {
+        "replicas": {"total": 0, "ready": 0},
+        "placement": [],
+        "unplaced": {
+            "count": 1,
+            "summary": f"0/1 clusters are available: 1 {reason}.",
+            "clusters": [{"cluster": "a", "reason": reason, "detail": detail}],
+        },
+    }
+
+
+def refused(detail: str) -> list[dict[str, str]]:
+    message = (
+        "Scheduled 0 of 1 replicas; 0/1 clusters are available for the rest: 1 did not let the namespace use its "
+        f"queue or priority class. {detail}."
+    )
+    return [condition("ReplicasScheduled", "False", "NoSuitableCluster", message), ready(0, 1)]
+
+
+def refused_results(detail: str) -> list[dict[str, str]]:
+    message = (
+        "Scheduled 0 of 1 replicas; 0/1 clusters are available for the rest: 1 did not let the namespace use its "
+        f"queue or priority class. {detail}."
+    )
+    return [result("WARNING", "NoSuitableCluster", message)]
+
+
+def placed(xr_replica: dict[str, Any]) -> dict[str, Any]:
+    return response(
+        status={"replicas": {"total": 1, "ready": 0}, "placement": [placement_entry("a")]},
+        resources={"replica-a-0": (xr_replica, False)},
+        conditions=[scheduled(1, 1), ready(0, 1)],
+        results=[result("NORMAL", "ReplicasPlaced", f"Placed 1 new replica: {xr_replica['metadata']['name']} on a.")],
+        requirements=MD_REQUIREMENTS,
+    )
+
+
+def objects(xr_replica: dict[str, Any]) -> dict[str, tuple[dict[str, Any], bool]]:
+    return {o.key: (dict(o.manifest), True) for o in render_replica(api.parse_replica(xr_replica))}
+
+
+OTHER_QUEUE = "Namespace team-a may not use queue team-b-premium on InferenceCluster a"
+SYSTEM = "spec.template.spec.scheduling.priorityClassName: priority classes named system-* are Kubernetes' own and may not be used"
+KEPT_OBJECTS = objects(mr("a"))
+REFUSED_MR = f"{OTHER_QUEUE}: {ALLOWED_ON_A}: nothing new is rendered, the objects already composed are kept"
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    req: fnv1.RunFunctionRequest
+    want: dict[str, Any]
+
+
+CASES = [
+    Case(
+        name="with nothing set, a replica goes to the queue and priority class KAI installs",
+        req=request(md(), required=resolved(clusters=[cluster("a")])),
+        want=placed(mr("a")),
+    ),
+    Case(
+        name="another team's queue is refused, saying what the namespace may use",
+        req=request(md(queue="team-b-premium"), required=resolved(clusters=[cluster("a")])),
+        want=response(
+            status=unplaced(f"{OTHER_QUEUE}: {ALLOWED_ON_A}"),
+            conditions=refused(f"{OTHER_QUEUE}: {ALLOWED_ON_A}"),
+            results=refused_results(f"{OTHER_QUEUE}: {ALLOWED_ON_A}"),
+            requirements=MD_REQUIREMENTS,
+        ),
+    ),
+    Case(
+        name="a priority class the cluster does not list for the namespace is refused",
+        req=request(md(priority_class="build"), required=resolved(clusters=[cluster("a")])),
+        want=response(
+            status=unplaced(f"Namespace team-a may not use priority class build on InferenceCluster a: {ALLOWED_ON_A}"),
+            conditions=refused(
+                f"Namespace team-a may not use priority class build on InferenceCluster a: {ALLOWED_ON_A}"
+            ),
+            results=refused_results(
+                f"Namespace team-a may not use priority class build on InferenceCluster a: {ALLOWED_ON_A}"
+            ),
+            requirements=MD_REQUIREMENTS,
+        ),
+    ),
+    Case(
+        name="a queue and priority class the cluster lists for the namespace are used",
+        req=request(
+            md(queue="team-a-premium", priority_class="build"),
+            required=resolved(
+                clusters=[
+                    kai_cluster(
+                        "a",
+                        namespaces=[
+                            {"namespace": "team-a", "queues": ["team-a-premium"], "priorityClassNames": ["build"]}
+                        ],
+                    )
+                ]
+            ),
+        ),
+        want=placed(mr("a", queue="team-a-premium", priority_class="build")),
+    ),
+    Case(
+        name="what the cluster lists for another namespace is not this one's",
+        req=request(
+            md(queue="team-b-premium"),
+            required=resolved(
+                clusters=[kai_cluster("a", namespaces=[{"namespace": "team-b", "queues": ["team-b-premium"]}])]
+            ),
+        ),
+        want=response(
+            status=unplaced(f"{OTHER_QUEUE}: {ALLOWED_ON_A}"),
+            conditions=refused(f"{OTHER_QUEUE}: {ALLOWED_ON_A}"),
+            results=refused_results(f"{OTHER_QUEUE}: {ALLOWED_ON_A}"),
+            requirements=MD_REQUIREMENTS,
+        ),
+    ),
+    Case(
+        name="with queuePerNamespace a deployment naming no queue goes to its namespace's queue",
+        req=request(md(), required=resolved(clusters=[kai_cluster("a", queuePerNamespace=True)])),
+        want=placed(mr("a", queue="team-a")),
+    ),
+    Case(
+        name="the cluster's own defaults replace KAI's",
+        req=request(
+            md(),
+            required=resolved(
+                clusters=[kai_cluster("a", defaultQueue="serving", defaultPriorityClassName="serving-high")]
+            ),
+        ),
+        want=placed(mr("a", queue="serving", priority_class="serving-high")),
+    ),
+    Case(
+        name="a system-* priority class is refused as an invalid spec, and nothing is placed",
+        req=request(md(priority_class="system-node-critical"), required=resolved(clusters=[cluster("a")])),
+        want=response(
+            status={"replicas": {"total": 0, "ready": 0}},
+            conditions=[condition("ReplicasScheduled", "False", "InvalidSpec", SYSTEM), ready(0, 1)],
+            results=[result("WARNING", "InvalidSpec", SYSTEM)],
+            requirements=MD_REQUIREMENTS,
+        ),
+    ),
+    Case(
+        name="an existing replica stays when its deployment turns to another team's queue",
+        req=request(
+            md(queue="team-b-premium"),
+            observed={"replica-a-0": observed_replica("a")},
+            required=resolved(clusters=[cluster("a")], replicas=[observed_replica("a")]),
+        ),
+        want=response(
+            status={"replicas": {"total": 1, "ready": 1}, "placement": [placement_entry("a")]},
+            resources={"replica-a-0": (mr("a", queue="team-b-premium"), True)},
+            conditions=[scheduled(1, 1), ready(1, 1)],
+            requirements=MD_REQUIREMENTS,
+        ),
+    ),
+    Case(
+        name="a ModelReplica naming another team's queue renders nothing new and keeps what it has",
+        req=request(
+            mr("a", queue="team-b-premium"),
+            observed={key: with_ready(obj) for key, (obj, _) in KEPT_OBJECTS.items()},
+            required=replica_resolved(),
+        ),
+        want=response(
+            requirements=mr_requirements(),
+            resources=KEPT_OBJECTS,
+            conditions=[
+                condition("ReplicaRendered", "False", "SchedulingNotAllowed", REFUSED_MR),
+                condition(
+                    "ReplicaReady",
+                    "True",
+                    "Ready",
+                    f"{len(KEPT_OBJECTS)} of {len(KEPT_OBJECTS)} serving objects are ready.",
+                ),
+            ],
+            results=[result("WARNING", "SchedulingNotAllowed", REFUSED_MR)],
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_kai_tenancy(run_function, case: Case) -> None:
+    assert as_dict(run_function(case.req)) == case.want
