@@ -17,8 +17,9 @@ def _nodes(n: int) -> str:
     return f"{n} node" if n == 1 else f"{n} nodes"
 
 
-def chip_text(chip: Chip) -> str:
-    where = f"{chip.label} {','.join(chip.engines)}"
+def chip_text(chip: Chip, label: str = "") -> str:
+    """The chip in words, led by `label` (default: the replica within its cluster's row)."""
+    where = f"{label or chip.label} {','.join(chip.engines)}"
     if chip.origin is Origin.OTHER:
         return f"{where} ({_nodes(chip.nodes)})"
     return f"{where} ({chip.origin}, {_nodes(chip.nodes)})"
