@@ -37,9 +37,11 @@ def _said(c: Condition, limit: int | None = MAX_MESSAGE) -> str:
 
 
 def _wrapped(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    at_provider = (obj.get("status") or {}).get("atProvider")
-    manifest = at_provider.get("manifest") if isinstance(at_provider, Mapping) else None
-    return manifest if isinstance(manifest, Mapping) else {}  # pyright: ignore[reportUnknownVariableType]
+    """The wrapped object as the provider last saw it; {} when any level is missing or not an object."""
+    value: Any = obj
+    for key in ("status", "atProvider", "manifest"):
+        value = value.get(key) if isinstance(value, Mapping) else None  # pyright: ignore[reportUnknownMemberType]
+    return value if isinstance(value, Mapping) else {}  # pyright: ignore[reportUnknownVariableType]
 
 
 def object_failure(key: str, obj: Mapping[str, Any] | None) -> str | None:
