@@ -154,6 +154,26 @@ CASES = [
             not_ready=(LLMIS,),
         ),
     ),
+    *(
+        Case(
+            name=f"an LLMInferenceService Object whose status is {label} is waited for, not a crash",
+            req=request(
+                MR, observed=observed(**{LLMIS: {**OBJECTS[LLMIS][0], "status": junk}}), required=replica_resolved()
+            ),
+            want=mr_response(
+                condition(
+                    "ReplicaReady", "False", "NotReady", f"0 of 1 serving objects are ready; waiting for {LLMIS}."
+                ),
+                not_ready=(LLMIS,),
+            ),
+        )
+        for label, junk in (
+            ("a boolean", True),
+            ("a list", ["Ready"]),
+            ("atProvider as a string", {"atProvider": "manifest"}),
+            ("a manifest with a string status", {"atProvider": {"manifest": {"status": "Ready"}}}),
+        )
+    ),
     Case(
         name="a status that is not an object is read as saying nothing",
         req=request(

@@ -37,11 +37,10 @@ def _said(c: Condition, limit: int | None = MAX_MESSAGE) -> str:
 
 
 def _wrapped(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The wrapped object as the provider last saw it; {} when any level is missing or not an object."""
-    value: Any = obj
-    for key in ("status", "atProvider", "manifest"):
-        value = value.get(key) if isinstance(value, Mapping) else None  # pyright: ignore[reportUnknownMemberType]
-    return value if isinstance(value, Mapping) else {}  # pyright: ignore[reportUnknownVariableType]
+    status = obj.get("status")  # observed state is whatever the API server holds: any shape
+    at_provider = status.get("atProvider") if isinstance(status, Mapping) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    manifest = at_provider.get("manifest") if isinstance(at_provider, Mapping) else None
+    return manifest if isinstance(manifest, Mapping) else {}  # pyright: ignore[reportUnknownVariableType]
 
 
 def object_failure(key: str, obj: Mapping[str, Any] | None) -> str | None:
