@@ -194,6 +194,7 @@ CASES = [
             required=resolved(clusters=[cluster("a"), cluster("b", labels={"region": "us"})]),
         ),
         want=response(
+            rollout=Rollout(desired=1, revision=rev(queue="team-b-premium", match_labels={"region": "eu"})),
             status={
                 "replicas": {"total": 0, "ready": 0},
                 "placement": [],
