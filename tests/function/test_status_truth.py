@@ -15,7 +15,7 @@ from .conftest import as_dict
 from .factories import cluster, deployment, replica_resolved, request, resolved, with_ready
 from .test_deployment import observed_replica, scheduled
 from .test_replica_cluster import rendered, sources
-from .wants import MD_REQUIREMENTS, condition, mr_requirements, placement_entry, replica, response
+from .wants import MD_REQUIREMENTS, Rollout, condition, mr_requirements, placement_entry, replica, response
 
 MR = replica("a")
 OBJECTS = rendered(MR)
@@ -106,6 +106,7 @@ def md_case(name: str, failing: dict[str, dict[str, Any]], message: str) -> Case
             required=resolved(clusters=[cluster(c) for c in clusters], replicas=list(failing.values())),
         ),
         want=response(
+            rollout=Rollout(desired=len(clusters)),
             status={
                 "replicas": {"total": len(clusters), "ready": 0},
                 "placement": [placement_entry(c) for c in clusters],
@@ -173,6 +174,28 @@ CASES = [
             ("atProvider as a string", {"atProvider": "manifest"}),
             ("a manifest with a string status", {"atProvider": {"manifest": {"status": "Ready"}}}),
         )
+    ),
+    Case(
+        name="a status that is not an object is read as saying nothing",
+        req=request(
+            MR, observed=observed(**{LLMIS: {**OBJECTS[LLMIS][0], "status": "junk"}}), required=replica_resolved()
+        ),
+        want=mr_response(
+            condition("ReplicaReady", "False", "NotReady", f"0 of 1 serving objects are ready; waiting for {LLMIS}."),
+            not_ready=(LLMIS,),
+        ),
+    ),
+    Case(
+        name="an atProvider that is not an object is read as saying nothing",
+        req=request(
+            MR,
+            observed=observed(**{LLMIS: {**OBJECTS[LLMIS][0], "status": {"atProvider": "junk"}}}),
+            required=replica_resolved(),
+        ),
+        want=mr_response(
+            condition("ReplicaReady", "False", "NotReady", f"0 of 1 serving objects are ready; waiting for {LLMIS}."),
+            not_ready=(LLMIS,),
+        ),
     ),
     Case(
         name="an object the API server refused shows on the replica, whichever object it is",
