@@ -63,15 +63,21 @@ def colours(view: FleetView) -> dict[str, str]:
     return owner_colours(view.owners)
 
 
-def _chip(chip: Chip, colour: str) -> str:
+def _chip(chip: Chip, colour: str, *, shared: bool = False) -> str:
     tip = f"{chip.name} ({chip.origin})"
-    return f'<li class="chip {chip.origin}" style="background:{colour}" title="{esc(tip)}">{esc(chip_text(chip))}</li>'
+    text = chip_text(chip, shared=shared)
+    return f'<li class="chip {chip.origin}" style="background:{colour}" title="{esc(tip)}">{esc(text)}</li>'
+
+
+def _share(pool: PoolView, chip: Chip) -> float:
+    """The nodes a chip's pods fill: whole nodes, or its devices' share of a node on a shared pool."""
+    return chip.devices / pool.per_node if pool.shared else chip.nodes
 
 
 def _bar(pool: PoolView, palette: dict[str, str]) -> str:
     scale = max(pool.nodes, pool.used, 1)
     segs = "".join(
-        f'<span class="seg" style="width:{100 * c.nodes / scale:.2f}%;background:{palette[c.owner]}"'
+        f'<span class="seg" style="width:{100 * _share(pool, c) / scale:.2f}%;background:{palette[c.owner]}"'
         f' title="{esc(c.label)}: {c.nodes}"></span>'
         for c in pool.chips
     )
@@ -82,7 +88,7 @@ def _bar(pool: PoolView, palette: dict[str, str]) -> str:
 
 def pool_cell(pool: PoolView, palette: dict[str, str]) -> str:
     usage = f"{pool.used}/{pool.nodes} used, {pool.free} free" if pool.free >= 0 else f"overcommitted by {-pool.free}"
-    chips = "".join(_chip(c, palette[c.owner]) for c in pool.chips)
+    chips = "".join(_chip(c, palette[c.owner], shared=pool.shared) for c in pool.chips)
     body = f'<ul class="chips">{chips}</ul>' if chips else '<p class="empty">no replicas</p>'
     return (
         f'<div class="pool"><div class="pool-head"><b>{esc(pool.name)}</b><span>{esc(usage)}</span></div>'
