@@ -3,10 +3,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+DOCS_STAMP := $(VENV)/.docs-installed
 EXAMPLE ?= examples/quickstart
 SHARED ?= ../shared
 
-.PHONY: render plan test lint typecheck unit bench fix clean package
+.PHONY: render plan test docs docs-serve lint typecheck unit bench fix clean package
 
 # Set-up messages go to stderr so `make render` prints nothing but the YAML stream on stdout.
 $(STAMP): pyproject.toml
@@ -30,6 +31,18 @@ plan: $(STAMP)
 test: $(STAMP)
 	bash scripts/checks.sh all
 
+# The documentation site: MkDocs + Material into site/, strictly (a broken link or page fails).
+$(DOCS_STAMP): $(STAMP)
+	@echo "make: installing the documentation tools into $(VENV)" >&2
+	@$(BIN)/python -m pip install --quiet -e '.[dev,docs]' >&2
+	@touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
+docs-serve: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve
+
 lint: $(STAMP)
 	bash scripts/checks.sh lint
 	bash scripts/checks.sh format
@@ -52,7 +65,7 @@ fix: $(STAMP)
 	$(BIN)/ruff format .
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache site
 
 # Runtime image + Crossplane xpkg under _output/; needs a Docker daemon and the crossplane CLI.
 package:

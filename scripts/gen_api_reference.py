@@ -1,4 +1,4 @@
-"""Generate docs/api-reference.md from the XRDs in apis/*/definition.yaml.
+"""Generate docs/reference/api.md from the XRDs in apis/*/definition.yaml.
 
 Usage: .venv/bin/python scripts/gen_api_reference.py [--check]
 
@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-OUTPUT = REPO / "docs" / "api-reference.md"
+OUTPUT = REPO / "docs" / "reference" / "api.md"
 # The order a reader meets the kinds in: what users write, what the scheduler writes, the fleet.
 KIND_ORDER = ("ModelDeployment", "ModelReplica", "InferenceCluster")
 _DIFF_LINES = 40
@@ -257,7 +257,7 @@ def generate(apis: Path = REPO / "apis") -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Generate docs/api-reference.md from the XRDs.")
+    parser = argparse.ArgumentParser(description="Generate docs/reference/api.md from the XRDs.")
     parser.add_argument("--check", action="store_true", help="exit 1 if the committed reference is stale")
     args = parser.parse_args(argv)
     want = generate()

@@ -66,6 +66,7 @@ REASON_RENDERED = "Rendered"
 REASON_CANNOT_RENDER = "CannotRender"
 REASON_READY = "Ready"
 REASON_NOT_READY = "NotReady"
+REASON_OBJECT_FAILING = "ObjectFailing"  # a composed object reports a failing condition
 REASON_PUBLISHED = "Published"
 REASON_REPLICAS_PLACED = "ReplicasPlaced"
 REASON_REPLICAS_REMOVED = "ReplicasRemoved"

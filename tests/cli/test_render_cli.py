@@ -191,3 +191,50 @@ def test_the_installed_command_writes_everything_and_exits_with_the_code() -> No
     want = CliRunner().invoke(main, ["render", *args])
     got = subprocess.run([MODELPLANE, "render", *args], capture_output=True, text=True, timeout=120, check=False)
     assert (got.returncode, got.stdout, got.stderr) == (4, want.stdout, want.stderr)
+
+
+@dataclass(frozen=True)
+class Usage:
+    name: str
+    args: tuple[str, ...]
+    want_code: int
+    want_last_line: str  # of stderr
+
+
+USAGE = [
+    Usage(
+        name="an output format given to -o is said to be one, with what to type",
+        args=("-o", "yaml"),
+        want_code=2,
+        want_last_line="Error: Invalid value for '--observed-resources' / '-o': 'yaml' is an output format, not a "
+        "file: render's -o is --observed-resources, as in crossplane render, and render always writes YAML to "
+        "stdout. Drop '-o yaml' (fleet and plan take -o text|html).",
+    ),
+    Usage(
+        name="any case of a format name",
+        args=("-o", "JSON"),
+        want_code=2,
+        want_last_line="Error: Invalid value for '--observed-resources' / '-o': 'JSON' is an output format, not a "
+        "file: render's -o is --observed-resources, as in crossplane render, and render always writes YAML to "
+        "stdout. Drop '-o JSON' (fleet and plan take -o text|html).",
+    ),
+    Usage(
+        name="a path that does not exist is still reported as one",
+        args=("-o", "nowhere.yaml"),
+        want_code=2,
+        want_last_line="Error: Invalid value for '--observed-resources' / '-o': Path 'nowhere.yaml' does not exist.",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", USAGE, ids=lambda c: c.name)
+def test_a_format_given_to_render_o_is_explained(case: Usage) -> None:
+    xr = str(EXAMPLES / "quickstart" / "xr.yaml")
+    got = CliRunner().invoke(main, ["render", xr, *case.args])
+    assert (got.exit_code, got.stdout, got.stderr.splitlines()[-1]) == (case.want_code, "", case.want_last_line)
+
+
+def test_render_help_lists_o_with_its_long_flag() -> None:
+    got = CliRunner().invoke(main, ["render", "--help"])
+    listed = [line.split()[:2] for line in got.stdout.splitlines() if line.strip().startswith("-o")]
+    assert (got.exit_code, listed) == (0, [["-o,", "--observed-resources"]])

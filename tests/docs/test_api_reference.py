@@ -1,4 +1,4 @@
-"""docs/api-reference.md is generated from the XRDs: it is current, and the generator says what the schema says."""
+"""docs/reference/api.md is generated from the XRDs: it is current, and the generator says what the schema says."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ gen = _load()
 
 
 def test_committed_reference_is_current() -> None:
-    committed = (REPO / "docs" / "api-reference.md").read_text()
+    committed = (REPO / "docs" / "reference" / "api.md").read_text()
     assert committed == gen.generate(), "stale: run .venv/bin/python scripts/gen_api_reference.py"
 
 

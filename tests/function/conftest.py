@@ -58,11 +58,14 @@ def grpc_server(
 
 
 @contextmanager
-def worker_server(*, workers: int, deadline: float) -> Iterator[tuple[FunctionRunner, grpc.Channel]]:
+def worker_server(
+    *, workers: int, deadline: float, max_receive_mib: int = 4
+) -> Iterator[tuple[FunctionRunner, grpc.Channel]]:
     """A real grpc.aio server composing in `workers` worker processes, as `modelplane serve` does; a channel to it."""
     loop = Loop()
     runner = FunctionRunner(workers=workers, deadline=deadline)
-    srv, port = loop.run(server.start(runner, "127.0.0.1:0", creds=None))
+    options = [("grpc.max_receive_message_length", max_receive_mib << 20)]
+    srv, port = loop.run(server.start(runner, "127.0.0.1:0", creds=None, options=options))
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
     try:
         yield runner, channel

@@ -152,3 +152,28 @@ def test_a_key_sent_twice_is_composed_once() -> None:
     rsp.desired.resources["a"].resource.CopyFrom(struct_pb2.Struct())
     data = rsp.SerializeToString() * 2
     assert (peek.response(data).composed, len(fnv1.RunFunctionResponse.FromString(data).desired.resources)) == (1, 1)
+
+
+def _weighed(xr: dict[str, object]) -> fnv1.RunFunctionRequest:
+    return request(xr, required=FLEET)
+
+
+BIG = deployment(replicas=1024)
+BIG["spec"]["template"]["spec"]["engines"][0]["members"][0]["template"]["spec"]["containers"][0]["args"] = ["a" * 2**20]
+TEMPLATE = struct_pb2.Value(struct_value=struct(XR["spec"]["template"])).ByteSize()  # as the request holds it
+WEIGHTS = [
+    # (name, request, its template bytes counted once per replica, capped at the largest answer)
+    ("a cluster weighs its bytes", request(cluster("a")), 0),
+    ("a deployment adds its template per replica", _weighed(XR), 2 * TEMPLATE),
+    ("replicas past what an answer holds count as a full answer", _weighed(BIG), 4 * 2**20),
+    ("a negative replica count adds nothing", _weighed(deployment(replicas=-3)), 0),
+    ("replicas that are not a number add nothing", _weighed(deployment(replicas="many")), 0),
+]
+
+
+@pytest.mark.parametrize(("name", "req", "added"), WEIGHTS, ids=[w[0] for w in WEIGHTS])
+def test_weight_is_the_request_plus_what_composing_it_builds(
+    name: str, req: fnv1.RunFunctionRequest, added: int
+) -> None:
+    data = req.SerializeToString()
+    assert peek.weight(data) == len(data) + added, name

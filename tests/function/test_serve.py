@@ -1,6 +1,7 @@
 """`modelplane serve` as a process: mTLS with certificates made here, and clear failures to start."""
 
 import datetime
+import json
 import os
 import socket
 import subprocess
@@ -159,7 +160,7 @@ def test_untrusted_clients_are_refused(tls_server: int, pki: Pki, case: Refused)
 class CannotStart:
     name: str
     args: tuple[str, ...]
-    want: str  # the last line on stderr; "{port}" and "{dir}" are filled in
+    want: str  # the whole of stderr; "{port}" and "{dir}" are filled in
     code: int = 1  # click: 1 for an error, 2 for a usage error
     files: tuple[tuple[str, str], ...] = ()  # written into {dir} first
 
@@ -185,7 +186,8 @@ CANNOT_START = [
     CannotStart(
         name="neither TLS nor --insecure is asked for",
         args=("--address", "127.0.0.1:0"),
-        want="Error: serving needs --tls-certs-dir (or TLS_SERVER_CERTS_DIR) for mTLS, or --insecure",
+        want="Usage: modelplane serve [OPTIONS]\nTry 'modelplane serve --help' for help.\n\n"
+        "Error: serving needs --tls-certs-dir (or TLS_SERVER_CERTS_DIR) for mTLS, or --insecure",
         code=2,
     ),
 ]
@@ -199,9 +201,27 @@ def test_serve_exits_non_zero_with_a_message_when_it_cannot_start(tmp_path: Path
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         fill = {"port": busy.getsockname()[1], "dir": tmp_path}
-        env = {k: v for k, v in os.environ.items() if k not in {"TLS_SERVER_CERTS_DIR", "INSECURE"}}
+        # GRPC_VERBOSITY unset, as on a user's machine: gRPC's own log lines must not reach stderr.
+        env = {k: v for k, v in os.environ.items() if k not in {"TLS_SERVER_CERTS_DIR", "INSECURE", "GRPC_VERBOSITY"}}
         args = [a.format(**fill) for a in case.args]
         proc = subprocess.run(
             [MODELPLANE, "serve", *args], capture_output=True, text=True, env=env, timeout=30, check=False
         )
-    assert (proc.returncode, proc.stdout, proc.stderr.splitlines()[-1]) == (case.code, "", case.want.format(**fill))
+    assert (proc.returncode, proc.stdout, proc.stderr) == (case.code, "", case.want.format(**fill) + "\n")
+
+
+def test_serve_writes_each_log_line_as_it_happens_when_its_output_is_a_file(tmp_path: Path) -> None:
+    log = tmp_path / "serve.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [MODELPLANE, "serve", "--insecure", "--address", "127.0.0.1:0"], stdout=out, stderr=subprocess.PIPE
+        )
+    try:
+        deadline = time.monotonic() + 30
+        while not log.read_text() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        lines = log.read_text().splitlines()  # read while it still runs: nothing flushed it at exit
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+    assert [json.loads(line)["msg"] for line in lines] == ["Serving function"]

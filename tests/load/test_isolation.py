@@ -52,12 +52,12 @@ def _fleet_cluster(name: str, serial: str) -> dict[str, Any]:
     return obj
 
 
-def heavy() -> fnv1.RunFunctionRequest:
+def heavy(clusters: int = 1000) -> fnv1.RunFunctionRequest:
     xr = deployment(replicas=1024)
     xr["spec"]["template"]["spec"]["engines"][0]["members"][0]["template"]["spec"]["containers"][0]["env"] = ENV
     call = next(_calls)
-    clusters = [_fleet_cluster(f"c{i}", f"{call}-{i}") for i in range(1000)]
-    return request(xr, required=resolved(clusters=clusters))
+    fleet = [_fleet_cluster(f"c{i}", f"{call}-{i}") for i in range(clusters)]
+    return request(xr, required=resolved(clusters=fleet))
 
 
 def light() -> fnv1.RunFunctionRequest:
@@ -163,3 +163,43 @@ def test_workers_that_died_while_idle_are_replaced_unnoticed(served: Served) -> 
     time.sleep(0.2)
     got = [published(call(light())) for _ in range(3)]
     assert got == [["Published"]] * 3
+
+
+def _until_busy(runner: FunctionRunner, idle: set[int]) -> set[int]:
+    """The workers that left the idle list, once one has (a request reached it)."""
+    deadline = time.monotonic() + 60
+    while not idle - set(runner.pool.pids) and time.monotonic() < deadline:  # type: ignore[union-attr]
+        time.sleep(0.01)
+    busy = idle - set(runner.pool.pids)  # type: ignore[union-attr]
+    assert busy, "no request reached a worker"
+    return busy
+
+
+def test_a_cancelled_call_is_stopped_and_the_next_call_gets_a_free_worker() -> None:
+    # One worker, a ~3 s request: the old pool gave the worker back while it still composed the
+    # cancelled request, and the light call waited behind it on the very same process.
+    with worker_server(workers=1, deadline=60, max_receive_mib=16) as (runner, channel):
+        stub = grpcv1.FunctionRunnerServiceStub(channel)
+        idle = set(runner.pool.pids)  # type: ignore[union-attr]
+        cancelled = stub.RunFunction.future(heavy(clusters=3000), timeout=60)
+        busy = _until_busy(runner, idle)
+        cancelled.cancel()
+        got = published(stub.RunFunction(light(), timeout=60))
+        replaced = not busy & set(runner.pool.pids)  # type: ignore[union-attr]
+    assert (got, replaced) == (["Published"], True)
+
+
+def test_light_calls_do_not_queue_behind_heavy_ones() -> None:
+    # Four heavy calls on two workers: before, the light call queued behind them and was answered
+    # after three of them; now heavy calls hold one worker and the light call takes the other.
+    with worker_server(workers=2, deadline=60) as (runner, channel):
+        stub = grpcv1.FunctionRunnerServiceStub(channel)
+        idle = set(runner.pool.pids)  # type: ignore[union-attr]
+        heavies = [heavy() for _ in range(4)]
+        calls = [stub.RunFunction.future(h, timeout=120) for h in heavies]
+        _until_busy(runner, idle)
+        time.sleep(0.2)  # the other heavy calls queue
+        got = published(stub.RunFunction(light(), timeout=120))
+        answered_before = sum(c.done() for c in calls)
+        outcomes = [fatal(c.result()) for c in calls]
+    assert (got, answered_before, outcomes) == (["Published"], 0, [[]] * 4)

@@ -9,6 +9,7 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 from crossplane.function import cli as sdkcli
@@ -21,10 +22,11 @@ from modelplane_function.cli.plan import MAX_ROUNDS
 from modelplane_function.cli.plan import plan as plan_fleet
 from modelplane_function.cli.render import RenderFailure, load, render_documents, render_files, yamlio
 from modelplane_function.cli.render import output as output_module
+from modelplane_function.cli.render.contained import contained
 from modelplane_function.cli.render.explain import clusters_of, fleet_view
-from modelplane_function.cli.render.verdict import Exit, Failure, exit_code, failures
+from modelplane_function.cli.render.verdict import Exit, Finding, exit_code, failures
 from modelplane_function.server import server
-from modelplane_function.server.logged import LoggedRunner
+from modelplane_function.server.logged import LoggedRunner, line_buffered
 from modelplane_function.server.workers import DEFAULT_DEADLINE_SECONDS
 
 _MIB = 1024 * 1024
@@ -33,7 +35,8 @@ _MIB = 1024 * 1024
 _EXIT_HELP = """Exit codes: 0 success; 1 nothing rendered (unreadable input, a fatal result, the
 function unreachable); 2 bad command line; 3 the function rejected some input (a False
 ReplicasScheduled, ReplicaRendered or GPUPoolsPublished condition: InvalidSpec,
-InvalidNodeSelector, NoClusters, CannotRender, ...); 4 every input valid but replicas left
+InvalidNodeSelector, NoClusters, CannotRender, ...; or an InferenceCluster or ModelReplica it
+could not read and left out of the fleet); 4 every input valid but replicas left
 unplaced (InsufficientCapacity, NoSuitableCluster), which --allow-partial turns into 0. With 3 or 4
 the output is complete and stderr names each failure."""
 _PACKAGE = "function-modelplane-scheduler"
@@ -100,6 +103,7 @@ def serve(
     """
     level = logging.Level.DEBUG if debug else logging.Level.INFO
     logging.configure(level=level)
+    line_buffered(sys.stdout)  # a log redirected to a file or a pipe shows each line as it happens
     if not insecure and not tls_certs_dir:
         msg = "serving needs --tls-certs-dir (or TLS_SERVER_CERTS_DIR) for mTLS, or --insecure"
         raise click.UsageError(msg)
@@ -115,8 +119,8 @@ def serve(
         raise click.ClickException(str(e)) from e
 
 
-def _finish(found: Sequence[Failure], *, allow_partial: bool, code: Exit | None = None) -> None:
-    """Name every failure on stderr and exit with the code that classifies them (or `code`)."""
+def _finish(found: Sequence[Finding], *, allow_partial: bool, code: Exit | None = None) -> None:
+    """Name every finding on stderr and exit with the code that classifies them (or `code`)."""
     for f in found:
         if not (f.partial and allow_partial):
             click.echo(f"modelplane: {f.line()}", err=True)
@@ -132,43 +136,64 @@ _ALLOW_PARTIAL = click.option(
 )
 
 
-def _inputs(command: Callable[..., None]) -> Callable[..., None]:
-    """The inputs `render` and `fleet` share: the XR, required and observed resources, Compositions."""
-    for option in reversed(_INPUT_OPTIONS):
-        command = option(command)
-    return command
+def _inputs(*, observed_short: bool) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """The inputs `render` and `fleet` share: the XR, required and observed resources, Compositions.
+
+    render takes crossplane render's -o for observed resources; `fleet` and `plan` (like kubectl)
+    take -o for the output format, so theirs is only the long flag.
+    """
+    flags = ("--observed-resources", "-o") if observed_short else ("--observed-resources",)
+    options = (
+        click.argument("xr_file", type=click.Path(exists=True, dir_okay=False, path_type=Path)),
+        click.option(
+            "--required-resources",
+            "-e",
+            "required",
+            multiple=True,
+            type=click.Path(exists=True, path_type=Path),
+            help="YAML file or directory of resources the function may require (repeatable).",
+        ),
+        click.option(
+            *flags,
+            "observed",
+            multiple=True,
+            type=(_ObservedPath if observed_short else click.Path)(exists=True, path_type=Path),
+            help="YAML file or directory of composed resources that already exist (repeatable)."
+            + (" -o is this, as in crossplane render: render always writes YAML." if observed_short else ""),
+        ),
+        click.option(
+            "--apis",
+            type=click.Path(exists=True, file_okay=False, path_type=Path),
+            default=None,
+            help="Directory searched for Compositions (default: this repository's apis/).",
+        ),
+    )
+
+    def decorate(command: Callable[..., None]) -> Callable[..., None]:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return decorate
 
 
-# crossplane render's short flag for observed resources; `fleet` and `plan` use -o for the format.
-_OBSERVED_SHORT = click.option(
-    "-o", "observed_short", multiple=True, type=click.Path(exists=True, path_type=Path), hidden=True
-)
+# Output format names of kubectl, `fleet` and `plan`, which a user may give to render's -o.
+_FORMATS = frozenset({"text", "html", "yaml", "json", "wide", "name"})
 
 
-_INPUT_OPTIONS = (
-    click.argument("xr_file", type=click.Path(exists=True, dir_okay=False, path_type=Path)),
-    click.option(
-        "--required-resources",
-        "-e",
-        "required",
-        multiple=True,
-        type=click.Path(exists=True, path_type=Path),
-        help="YAML file or directory of resources the function may require (repeatable).",
-    ),
-    click.option(
-        "--observed-resources",
-        "observed",
-        multiple=True,
-        type=click.Path(exists=True, path_type=Path),
-        help="YAML file or directory of composed resources that already exist (repeatable).",
-    ),
-    click.option(
-        "--apis",
-        type=click.Path(exists=True, file_okay=False, path_type=Path),
-        default=None,
-        help="Directory searched for Compositions (default: this repository's apis/).",
-    ),
-)
+class _ObservedPath(click.Path):
+    """Observed resources: a format name given instead (render's -o) is said to be one."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value.lower() in _FORMATS and not Path(value).exists():
+            self.fail(
+                f"{value!r} is an output format, not a file: render's -o is --observed-resources, as in "
+                f"crossplane render, and render always writes YAML to stdout. Drop '-o {value}' "
+                "(fleet and plan take -o text|html).",
+                param,
+                ctx,
+            )
+        return super().convert(value, param, ctx)
 
 
 _RENDER_HELP = """Render XR_FILE offline through the real function, as `crossplane render` would.
@@ -193,8 +218,7 @@ render, -o is short for --observed-resources here.
 
 
 @main.command(help=_RENDER_HELP, epilog=_EXIT_HELP)
-@_inputs
-@_OBSERVED_SHORT
+@_inputs(observed_short=True)
 @click.option("--no-recurse", is_flag=True, help="Do not render the composed ModelReplicas.")
 @click.option("--explain", is_flag=True, help="Print the placement, rendering and the diagnosis to stderr.")
 @click.option("--debug", "-d", is_flag=True, help="Log the function's debug output to stderr.")
@@ -204,35 +228,36 @@ def render(
     xr_file: Path,
     required: tuple[Path, ...],
     observed: tuple[Path, ...],
-    observed_short: tuple[Path, ...],
     apis: Path | None,
     no_recurse: bool,
     explain: bool,
     debug: bool,
     allow_partial: bool,
 ) -> None:
+    requests: list[bytes] = []
     try:
         docs = render_files(
             xr_file,
             required=required,
-            observed=(*observed, *observed_short),
+            observed=observed,
             apis=apis,
             recurse=not no_recurse,
             explain=sys.stderr if explain else None,
             debug=debug,
+            requests=requests,
         )
     except RenderFailure as e:
         raise click.ClickException(str(e)) from e
     sys.stdout.write(output_module.dump(docs))
     sys.stdout.flush()
-    _finish(failures(docs), allow_partial=allow_partial)
+    _finish([*contained(requests), *failures(docs)], allow_partial=allow_partial)
 
 
 def fleet_for(
     xr_file: Path, *, required: Sequence[Path] = (), observed: Sequence[Path] = (), apis: Path | None = None
-) -> tuple[FleetView, list[Failure]]:
+) -> tuple[FleetView, list[Finding]]:
     """`modelplane fleet` as a function: render the ModelDeployment (not its replicas), rebuild the
-    fleet from the last request the function received, and the render's failures. Raises RenderFailure."""
+    fleet from the last request the function received, and the render's findings. Raises RenderFailure."""
     xr = load.single(xr_file)
     if xr.get("kind") != names.KIND_DEPLOYMENT:
         msg = f"{xr_file}: fleet takes a {names.KIND_DEPLOYMENT}, got kind {xr.get('kind')!r}"
@@ -254,7 +279,7 @@ def fleet_for(
         view = fleet_view(fnv1.RunFunctionRequest.FromString(requests[-1]), clusters_of(fleet_docs))
     if isinstance(view, str):
         raise RenderFailure(view)
-    return view, failures(docs)
+    return view, [*contained(requests), *failures(docs)]
 
 
 def _write(rendered: str, out: Path | None) -> None:
@@ -271,7 +296,7 @@ _OUT = click.option(
 
 
 @main.command(epilog=_EXIT_HELP)
-@_inputs
+@_inputs(observed_short=False)
 @click.option(
     "--output", "-o", type=click.Choice(["text", "html"]), default="text", show_default=True, help="Output format."
 )

@@ -26,10 +26,11 @@ from modelplane.fleet import DeploymentOutcome, FleetView, PlanView, build_plan
 from modelplane.model import Cluster, ModelReplica
 
 from modelplane_function.cli.render import load, yamlio
+from modelplane_function.cli.render.contained import contained
 from modelplane_function.cli.render.driver import configure_logging, render_with, serving
 from modelplane_function.cli.render.errors import RenderFailure
 from modelplane_function.cli.render.explain import clusters_of, fleet_view
-from modelplane_function.cli.render.verdict import Failure, failures
+from modelplane_function.cli.render.verdict import Finding, failures
 from modelplane_function.cli.render.wire import Doc
 from modelplane_function.cli.render.xr import ANNOTATION_RESOURCE_NAME, name_of, namespace_of
 from modelplane_function.handlers.convert import to_dict
@@ -85,7 +86,7 @@ def read(paths: Iterable[Path]) -> Inputs:
 class Plan:
     documents: tuple[tuple[dict[str, Any], ...], ...]  # per deployment, in order: what render would print
     view: PlanView
-    failures: tuple[Failure, ...]  # every failure condition of the final round
+    failures: tuple[Finding, ...]  # every object left out, then every failure condition, of the final round
 
     @property
     def stream(self) -> list[dict[str, Any]]:
@@ -242,4 +243,8 @@ def plan(paths: Sequence[Path], *, apis: Path | None = None, max_rounds: int = M
             converged=state.converged,
         )
     documents = tuple(tuple(state.documents[_key(xr)]) for xr in inputs.deployments)
-    return Plan(documents=documents, view=view, failures=tuple(failures(d for docs in documents for d in docs)))
+    found = [
+        *contained(request for request in state.requests.values() if request),
+        *failures(d for docs in documents for d in docs),
+    ]
+    return Plan(documents=documents, view=view, failures=tuple(found))

@@ -27,7 +27,7 @@ from modelplane.scheduler import ScheduleResult, schedule
 from modelplane.scheduler.filters import REASON_KAI_NOT_ALLOWED
 from modelplane.scheduler.unreadable import Unreadable
 
-from modelplane_function.handlers import bounds, limits, notes, requirements
+from modelplane_function.handlers import bounds, failures, limits, notes, requirements
 from modelplane_function.handlers.conditions import Condition, event, is_ready, report
 from modelplane_function.handlers.convert import project, to_dict, to_struct
 from modelplane_function.handlers.keep import keep, minimal, observed_of_kind
@@ -152,12 +152,23 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-def _ready_condition(ready: int, desired: int) -> Condition:
-    message = f"{ready} of {desired} replicas are ready."
+def _ready_condition(ready: int, desired: int, why: list[str] | None = None) -> Condition:
+    """`why`: what replicas that do not serve say failed (their name first), so the deployment tells."""
+    message = f"{ready} of {desired} replicas are ready" + (f"; {failures.listed(why)}." if why else ".")
     typ = names.CONDITION_REPLICAS_READY
     if ready >= desired:
         return Condition(type=typ, status="True", reason=names.REASON_ALL_READY, message=message)
     return Condition(type=typ, status="False", reason=names.REASON_NOT_ALL_READY, message=message)
+
+
+def _why(replicas: Mapping[str, Mapping[str, Any] | None]) -> list[str]:
+    """What each composed ModelReplica (by name) that is not ready says failed, in name order."""
+    out: list[str] = []
+    for name, obj in sorted(replicas.items()):
+        failure = None if is_ready(obj) else failures.replica_failure(obj)
+        if failure is not None:
+            out.append(f"{name}: {failure}")
+    return out
 
 
 def _desired_count(xr: Mapping[str, Any], fallback: int) -> int:
@@ -186,7 +197,8 @@ def _retain_only(
     if problem is None:
         return
     report(rsp, xr, problem, warn=True)
-    report(rsp, xr, _ready_condition(ready, desired))
+    named = {str(_meta(obj).get("name", key)): obj for key, obj in own.items()}
+    report(rsp, xr, _ready_condition(ready, desired, _why(named)))
 
 
 def set_ready(rsp: fnv1.RunFunctionResponse, *, ready: int, desired: int) -> None:
@@ -269,7 +281,8 @@ def _compose(
     rsp.desired.composite.resource.MergeFrom(to_struct({"status": api.deployment_status(composed, result.diagnosis)}))
     set_ready(rsp, ready=ready, desired=inputs.deployment.replicas)
     report(rsp, xr, _scheduled_condition(result), warn=True)
-    report(rsp, xr, _ready_condition(ready, inputs.deployment.replicas))
+    why = _why({r.name: own.get(key_of_name.get(r.name, replica_key(r))) for r in result.replicas})
+    report(rsp, xr, _ready_condition(ready, inputs.deployment.replicas, why))
     restored = [n for n in relabelled(own, inputs.deployment.name) if n in {r.name for r in result.replicas}]
     if restored:
         label = f"{names.LABEL_DEPLOYMENT}={inputs.deployment.name}"

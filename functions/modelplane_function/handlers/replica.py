@@ -29,7 +29,7 @@ from modelplane.render import render_notes, render_replica
 from modelplane.scheduler import kai
 from modelplane.scheduler.selectors import admits_namespace
 
-from modelplane_function.handlers import bounds, notes, requirements
+from modelplane_function.handlers import bounds, claims, failures, notes, requirements
 from modelplane_function.handlers.conditions import Condition, is_ready, report
 from modelplane_function.handlers.convert import to_dict, to_struct
 from modelplane_function.handlers.keep import keep
@@ -53,9 +53,13 @@ class NamespaceNotFoundError(SpecError):
     reason = names.REASON_NAMESPACE_NOT_FOUND
 
 
-def _ready_condition(keys: Sequence[str], observed: Mapping[str, Mapping[str, Any]]) -> Condition:
+def _ready_condition(
+    keys: Sequence[str], observed: Mapping[str, Mapping[str, Any]], composed: Sequence[str]
+) -> Condition:
+    """Ready when every readiness source is; else which are not, and what any `composed` object says failed."""
+    failing = {k: f for k in sorted(composed) if (f := failures.object_failure(k, observed.get(k))) is not None}
     unready = [k for k in keys if not is_ready(observed.get(k))]
-    if keys and not unready:
+    if keys and not unready and not failing:
         return Condition(
             type=names.CONDITION_REPLICA_READY,
             status="True",
@@ -63,8 +67,12 @@ def _ready_condition(keys: Sequence[str], observed: Mapping[str, Mapping[str, An
             message=f"{len(keys)} of {len(keys)} serving objects are ready.",
         )
     message = f"{len(keys) - len(unready)} of {len(keys)} serving objects are ready"
-    message += f"; waiting for {', '.join(unready)}." if unready else "."
-    return Condition(type=names.CONDITION_REPLICA_READY, status="False", reason=names.REASON_NOT_READY, message=message)
+    if failing:
+        message += f"; {failures.listed(list(failing.values()))}"
+    waiting = [k for k in unready if k not in failing]
+    message += f"; waiting for {', '.join(waiting)}." if waiting else "."
+    reason = names.REASON_OBJECT_FAILING if failing else names.REASON_NOT_READY
+    return Condition(type=names.CONDITION_REPLICA_READY, status="False", reason=reason, message=message)
 
 
 def _string_at(obj: Mapping[str, Any], *path: str) -> str:
@@ -164,14 +172,22 @@ def handle(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         desired.resource.CopyFrom(to_struct(obj.manifest))
         if is_ready(observed.get(obj.key)):
             desired.ready = fnv1.READY_TRUE
+    in_use = claims.still_used(observed, {o.key for o in rendered})
+    keep(rsp, in_use)
+    kept = (
+        [f"Kept {', '.join(sorted(in_use))} (no longer rendered) while the workload may still use it."]
+        if in_use
+        else []
+    )
     c = Condition(
         type=names.CONDITION_REPLICA_RENDERED,
         status="True",
         reason=names.REASON_RENDERED,
-        message=" ".join([f"Rendered {len(rendered)} objects.", *render_notes(replica)]),
+        message=" ".join([f"Rendered {len(rendered)} objects.", *kept, *render_notes(replica)]),
     )
     report(rsp, xr, c)
-    _report_ready(rsp, xr, _ready_condition(sorted(o.key for o in rendered if o.readiness_source), observed))
+    sources = sorted(o.key for o in rendered if o.readiness_source)
+    _report_ready(rsp, xr, _ready_condition(sources, observed, [o.key for o in rendered]))
 
 
 def _not_rendered(
@@ -183,7 +199,7 @@ def _not_rendered(
     keep(rsp, kept)
     c = Condition(type=names.CONDITION_REPLICA_RENDERED, status="False", reason=e.reason, message=str(e))
     report(rsp, xr, c, warn=True)
-    _report_ready(rsp, xr, _ready_condition(sorted(kept), kept))
+    _report_ready(rsp, xr, _ready_condition(sorted(kept), kept, list(kept)))
 
 
 def _report_ready(rsp: fnv1.RunFunctionResponse, xr: Mapping[str, Any], c: Condition) -> None:

@@ -5,10 +5,11 @@ on a fresh response, so Crossplane changes nothing rather than applying a half-b
 So does a response over the size Crossplane accepts (limits.py): it would be refused anyway.
 
 `modelplane serve` composes in worker processes (workers.py), so one slow or crashing request
-cannot hold up the others; without workers (offline render, tests) requests are composed on the
-server's event loop, one at a time. The server hands FunctionRunner.run the request's bytes and
-sends the bytes it returns: with workers, the main process never parses a request (peek.py reads
-the little it needs when a worker fails).
+cannot hold up the others, and requests the server estimates heavy (peek.weight) are kept off the
+last free worker, so light ones do not queue behind them; without workers (offline render,
+tests) requests are composed on the server's event loop, one at a time. The server hands
+FunctionRunner.run the request's bytes and sends the bytes it returns: with workers, the main
+process never parses a request whole (peek.py reads the little it needs).
 """
 
 from __future__ import annotations
@@ -88,6 +89,18 @@ def compose(req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
     return rsp
 
 
+# A call estimated to read and build more than this is heavy: ~100 ms of a worker and more (a fleet
+# of ~100 clusters, or a deployment of many replicas). Heavy calls never take the last free worker.
+HEAVY_BYTES = 2 * limits.MIB
+
+
+def _heavy(request: bytes) -> bool:
+    try:
+        return peek.weight(request) > HEAVY_BYTES
+    except DecodeError:  # its worker says why it does not parse
+        return False
+
+
 class FunctionRunner:
     """Serves every Composition of this repository, dispatching on the composite's kind.
 
@@ -116,7 +129,7 @@ class FunctionRunner:
                 raise UnreadableRequestError(str(e)) from e
             return compose(parsed).SerializeToString()
         try:
-            return await self.pool.run(request)
+            return await self.pool.run(request, heavy=_heavy(request))
         except CallFailedError as e:
             return self._failed(request, e).SerializeToString()
 

@@ -9,7 +9,9 @@ logged is peeked at (peek.py), so logging costs microseconds whatever the fleet'
 
 from __future__ import annotations
 
+import io
 import time
+from typing import TextIO
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf import struct_pb2
@@ -21,6 +23,13 @@ from modelplane_function.server.workers import UnreadableRequestError
 
 _STATUS = {fnv1.STATUS_CONDITION_TRUE: "True", fnv1.STATUS_CONDITION_FALSE: "False"}
 _SEVERITY = {fnv1.SEVERITY_FATAL: "Fatal", fnv1.SEVERITY_WARNING: "Warning", fnv1.SEVERITY_NORMAL: "Normal"}
+
+
+def line_buffered(stream: TextIO) -> None:
+    """Flush `stream` at every newline: Python buffers a file or a pipe in blocks, so a redirected log
+    would show nothing for minutes, and lose its last lines when the process is killed."""
+    if isinstance(stream, io.TextIOWrapper):
+        stream.reconfigure(line_buffering=True)
 
 
 def _string(struct: struct_pb2.Struct, key: str) -> str:

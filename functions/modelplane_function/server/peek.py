@@ -15,6 +15,9 @@ from dataclasses import dataclass
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf.message import DecodeError
+from modelplane import names
+
+from modelplane_function.handlers import limits
 
 # Field numbers of run_function.proto (v1 and v1beta1 share them).
 _REQUEST_KEPT = frozenset({1, 3, 4, 5})  # meta, desired, input, context: small, and what response.to reads
@@ -128,3 +131,22 @@ def _map_key(data: bytes, entry: _Field) -> str:
                 msg = f"a map key is not UTF-8: {e}"
                 raise DecodeError(msg) from e
     return key
+
+
+def weight(data: bytes) -> int:
+    """What a request makes its worker read and build, estimated in bytes: the request, plus for a
+    ModelDeployment its template once per replica, up to the largest answer a call composes (the
+    handler stops there). DecodeError when it is not a request."""
+    fields = request(data).observed.composite.resource.fields
+    spec = fields.get("spec")  # .get: bracket access would insert the key
+    kind = fields.get("kind")
+    if spec is None or kind is None or kind.string_value != names.KIND_DEPLOYMENT:
+        return len(data)
+    if spec.WhichOneof("kind") != "struct_value":
+        return len(data)
+    replicas = spec.struct_value.fields.get("replicas")
+    template = spec.struct_value.fields.get("template")
+    if replicas is None or template is None or replicas.WhichOneof("kind") != "number_value":
+        return len(data)
+    count = min(max(replicas.number_value, 0.0), float(limits.MAX_RESPONSE_BYTES))
+    return len(data) + min(int(count) * template.ByteSize(), limits.MAX_RESPONSE_BYTES)

@@ -10,9 +10,12 @@ once on N cores, and a heavy request delays only the requests queued behind all 
 
 A request still running at its deadline has its worker killed (and replaced) and gets a FATAL
 result, which Crossplane treats as "change nothing"; a worker that dies (a fault in a native
-library) costs only the request it was serving. Each worker keeps its own parse and selector
-caches; the idle worker that finished last is chosen first, so a steady stream of calls keeps
-landing on warm caches.
+library) costs only the request it was serving. A worker is never handed a request while it is
+still composing another: when a caller goes away (Crossplane cancels the call), its worker may
+finish within a short grace, inside the deadline, or is killed and replaced. Heavy requests (as
+the server estimates them, see fn.py) may hold every worker but one, so a light request never
+queues behind them. Each worker keeps its own parse and selector caches; the idle worker that
+finished last is chosen first, so a steady stream of calls keeps landing on warm caches.
 """
 
 from __future__ import annotations
@@ -25,11 +28,15 @@ import struct
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from crossplane.function import logging
 
 DEFAULT_DEADLINE_SECONDS = 20.0  # Crossplane gives a whole reconcile, up to 6 calls, 2 minutes
+# What a worker whose caller went away may still take: a light call ends well inside it (its warm
+# caches are kept), a heavy one is stopped instead of holding the worker up to the deadline.
+CANCEL_GRACE_SECONDS = 0.5
 _START_SECONDS = 120.0  # a worker's imports, on a loaded machine
 _HEADER = struct.Struct(">BQ")  # the frame's kind, then its length
 
@@ -43,6 +50,10 @@ class Frame(enum.IntEnum):
 
 class CallFailedError(RuntimeError):
     """A request got no response from its worker: past the deadline, or the worker died."""
+
+
+class _CallerGoneError(Exception):
+    """The caller went away before its request reached a worker: the worker is left as it was."""
 
 
 class UnreadableRequestError(ValueError):
@@ -100,6 +111,14 @@ class _Worker:
                 f.close()
 
 
+@dataclass(eq=False)
+class _Job:
+    """One call's hold on a worker; `gone` is set when its caller no longer waits for the answer."""
+
+    gone: asyncio.Event = field(default_factory=asyncio.Event)
+    working: bool = False  # a worker is taken: the job must end its exchange itself
+
+
 class WorkerPool:
     """`workers` processes composing one request each at a time, every request under `deadline` seconds."""
 
@@ -110,6 +129,9 @@ class WorkerPool:
         self.workers = workers
         self._idle = [_Worker(level) for _ in range(workers)]
         self._slots = asyncio.Semaphore(workers)
+        # Heavy calls may hold every worker but one: a light call then waits for no heavy one.
+        self._heavy = asyncio.Semaphore(max(1, workers - 1))
+        self._jobs: set[asyncio.Future[bytes]] = set()
 
     @property
     def pids(self) -> list[int]:
@@ -120,24 +142,47 @@ class WorkerPool:
         """Wait until every worker is ready to compose (a serving process does, before it listens)."""
         await asyncio.gather(*(self._start(w) for w in self._idle if not w.started))
 
-    async def run(self, request: bytes) -> bytes:
+    async def run(self, request: bytes, *, heavy: bool = False) -> bytes:
         """The serialized response to a serialized request.
 
         CallFailedError when there is none; UnreadableRequestError when the request does not parse.
+        `heavy` requests are kept off the last free worker.
         """
-        async with self._slots:
+        job = _Job()
+        serving = asyncio.ensure_future(self._serve(request, heavy=heavy, job=job))
+        self._jobs.add(serving)
+        serving.add_done_callback(_settled)
+        serving.add_done_callback(self._jobs.discard)
+        try:
+            # Shielded: a cancelled caller must not interrupt an exchange with a worker halfway.
+            return await asyncio.shield(serving)
+        except asyncio.CancelledError:
+            if job.working:
+                job.gone.set()
+            else:
+                serving.cancel()  # still queued for a worker: nothing to finish
+            raise
+
+    async def _serve(self, request: bytes, *, heavy: bool, job: _Job) -> bytes:
+        async with contextlib.AsyncExitStack() as held:
+            if heavy:
+                await held.enter_async_context(self._heavy)
+            await held.enter_async_context(self._slots)
             worker = self._idle.pop()  # the one that finished last: its caches are warmest
+            job.working = True
             try:
                 if worker.process.poll() is not None:  # died while idle: nobody's request was lost
                     worker = await self._replace(worker)
                 if not worker.started:
                     await self._start(worker)
-                return await self._call(worker, request)
+                if job.gone.is_set():
+                    raise _CallerGoneError
+                return await self._call(worker, request, job.gone)
             except CallFailedError:
                 worker = await self._replace(worker)
                 raise
             finally:
-                self._idle.append(worker)
+                self._idle.append(worker)  # idle again: its exchange is over, or it was replaced
 
     async def _start(self, worker: _Worker) -> None:
         """Wait for the worker's ready frame: its start-up does not count against a request's deadline."""
@@ -151,11 +196,24 @@ class WorkerPool:
             raise CallFailedError(msg)
         worker.started = True
 
-    async def _call(self, worker: _Worker, request: bytes) -> bytes:
+    async def _call(self, worker: _Worker, request: bytes, gone: asyncio.Event) -> bytes:
         loop = asyncio.get_running_loop()
+        until = loop.time() + self._deadline
         reply = loop.run_in_executor(self._io, worker.call, request)
-        done, _ = await asyncio.wait({reply}, timeout=self._deadline)
-        if not done:
+        left = asyncio.ensure_future(gone.wait())
+        try:
+            await asyncio.wait({reply, left}, timeout=self._deadline, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            left.cancel()
+        if not reply.done() and gone.is_set():
+            # Nobody waits for this answer: a short grace keeps a light call's worker, never past the deadline.
+            await asyncio.wait({reply}, timeout=max(0.0, min(CANCEL_GRACE_SECONDS, until - loop.time())))
+            if not reply.done():
+                worker.process.kill()
+                await asyncio.wait({reply})
+                msg = "its caller went away while it was being composed, and it was stopped"
+                raise CallFailedError(msg)
+        if not reply.done():
             worker.process.kill()
             await asyncio.wait({reply})  # the kill ends the exchange: nothing is left using the pipes
             msg = f"it was still running after the {self._deadline:g} s deadline, and was stopped"
@@ -176,7 +234,16 @@ class WorkerPool:
         return _Worker(self._level)
 
     async def close(self) -> None:
+        """Stop every worker, once the calls still holding one have ended (their callers are gone by now)."""
+        if self._jobs:
+            await asyncio.wait(set(self._jobs), timeout=CANCEL_GRACE_SECONDS + 5)
         loop = asyncio.get_running_loop()
         for worker in self._idle:
             await loop.run_in_executor(self._io, worker.stop)
         self._io.shutdown(wait=False)
+
+
+def _settled(job: asyncio.Future[bytes]) -> None:
+    """Read a finished job's outcome, which nobody reads when its caller went away (asyncio would warn)."""
+    if not job.cancelled():
+        job.exception()

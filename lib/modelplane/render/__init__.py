@@ -18,8 +18,9 @@ deployment, index, cluster, engine, role, ...): always hash-suffixed, so they ne
 deployments, namespaces or clusters sharing a workload namespace.
 
 Updates never hit an immutable field. A ResourceClaimTemplate's spec is immutable, so its name and
-key carry a digest of its content: a changed device request is a new template, and Crossplane
-deletes the old one once nothing composes it. An LLMIS's total parallelism size is immutable
+key carry a digest of its content: a changed device request is a new template; the ModelReplica
+handler keeps composing the old one while the workload may still use it, and Crossplane deletes it
+after. An LLMIS's total parallelism size is immutable
 (KServe's webhook) and its pod labels end up in a Deployment's immutable selector (see `labels`),
 so its name and key carry a digest of both: a change of group size or pod labels replaces the
 LLMIS (its pods restart) instead of leaving the Object out of sync.

@@ -1,9 +1,11 @@
-"""The render driver: a real gRPC server on a free local port, the pipeline, the printed stream."""
+"""The render driver: a real gRPC server on a private Unix socket, the pipeline, the printed stream."""
 
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -102,10 +104,20 @@ async def _render(
 
 @asynccontextmanager
 async def serving() -> AsyncIterator[pipeline.Call]:
-    """The function behind a gRPC server on a free local port, and a way to call it."""
-    srv, port = await server.start(LoggedRunner(), "127.0.0.1:0", creds=None, options=_UNLIMITED)
+    """The function behind a gRPC server on a Unix socket of its own, and a way to call it.
+
+    A socket in a fresh private directory cannot collide with anything, where a TCP port, even one
+    the kernel picks, shares the host's ports with every other render and server running at once.
+    """
+    where = tempfile.mkdtemp(prefix="modelplane-render-")
+    address = f"unix:{where}/fn.sock"
     try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=_UNLIMITED) as channel:
+        srv, _ = await server.start(LoggedRunner(), address, creds=None, options=_UNLIMITED)
+    except BaseException:
+        shutil.rmtree(where, ignore_errors=True)
+        raise
+    try:
+        async with grpc.aio.insecure_channel(address, options=_UNLIMITED) as channel:
             # The SDK stub's method, taking the request already serialized (pipeline.py builds bytes).
             run_function = channel.unary_unary(
                 _METHOD, request_serializer=None, response_deserializer=fnv1.RunFunctionResponse.FromString
@@ -121,6 +133,7 @@ async def serving() -> AsyncIterator[pipeline.Call]:
             yield call
     finally:
         await srv.stop(grace=None)
+        shutil.rmtree(where, ignore_errors=True)
 
 
 async def render_with(

@@ -6,7 +6,8 @@ ReplicasScheduled (ModelDeployment), ReplicaRendered (ModelReplica) or GPUPoolsP
 unplaced for want of capacity are a failure of their own kind, "partial", which a capacity preview
 may accept (`--allow-partial`); so are replicas no cluster is suitable for (NoSuitableCluster).
 Every other reason means the input was rejected. Unknown reasons
-count as rejections, so a CI gate fails closed.
+count as rejections, so a CI gate fails closed. An input object the function could not read and
+left out (contained.py) is a rejected input too.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any
+from typing import Any, Protocol
 
 from modelplane import names
 
@@ -36,6 +37,15 @@ class Exit(IntEnum):
     REJECTED = 3  # rendered, but the function rejected some input (a failure condition)
     PARTIAL = 4  # rendered, every input valid, some replicas unplaced
     NOT_SETTLED = 5  # `plan` only: rounds still changed something at --max-rounds
+
+
+class Finding(Protocol):
+    """Something stderr names and the exit code counts."""
+
+    @property
+    def partial(self) -> bool: ...
+
+    def line(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -85,7 +95,7 @@ def failures(docs: Iterable[Mapping[str, Any]]) -> list[Failure]:
     return out
 
 
-def exit_code(found: Iterable[Failure], *, allow_partial: bool) -> Exit:
+def exit_code(found: Iterable[Finding], *, allow_partial: bool) -> Exit:
     """REJECTED before PARTIAL: a rejected input matters more than a shortfall."""
     found = list(found)
     if any(not f.partial for f in found):
