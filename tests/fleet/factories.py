@@ -56,6 +56,7 @@ def chip(
     return Chip(
         namespace=replica.namespace,
         deployment=replica.deployment,
+        cluster=replica.cluster,
         index=replica.index,
         name=replica.name,
         nodes=nodes,

@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 import yaml
 from modelplane.fleet import FleetView, page
-from modelplane.fleet.page import colours
-from modelplane.fleet.text import chip_text, placement
+from modelplane.fleet.page import chip_caption, colours
+from modelplane.fleet.text import placement
 from modelplane_function.cli.main import fleet_for
 
 from tests.fleet import png
@@ -163,7 +163,7 @@ def test_the_browser_shows_every_cluster_pool_replica_and_the_diagnosis(name: st
     assert got.returncode == 0, got.stderr
     view = got.view
     clusters, pools = _fleet_inputs(name)
-    chips = {chip_text(c) for cl in view.clusters for p in cl.pools for c in p.chips}
+    chips = {chip_caption(c) for cl in view.clusters for p in cl.pools for c in p.chips}
     diagnosis = " ".join(f"Diagnosis: {view.summary}".split())
     want = {*clusters, *pools, *chips, diagnosis, placement(view), f"Fleet for ModelDeployment {view.subject}"}
     assert want - _shown(got.dom) == set()

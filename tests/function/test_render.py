@@ -232,5 +232,6 @@ def test_modelplane_render_cli_prints_the_stream_and_fails_cleanly(tmp_path: Pat
     assert (bad.returncode, bad.stdout, bad.stderr) == (
         1,
         "",
-        f"Error: expected one Composition for {API} Unknown, found 0\n",
+        f"Error: expected one Composition for {API} Unknown, found 0: Compositions here are for {API} "
+        f"InferenceCluster, {API} ModelDeployment, {API} ModelReplica\n",
     )

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 import pytest
 from modelplane.model import Cluster, Deployment, Device, ModelReplica
-from modelplane.scheduler import ScheduleResult, schedule
+from modelplane.scheduler import Diagnosis, ScheduleResult, schedule
+from modelplane.scheduler.result import FIT, Code, Status
 from modelplane_function.cli.render.explain import lines as explain_lines
 
 from tests.scheduler.factories import (
@@ -248,3 +249,41 @@ def test_render_explain_lists_every_failing_filter_under_its_cluster() -> None:
         f"           {NO_DEVICES[0]:<40}  {NO_DEVICES[1]}",
         f"  b        {NO_DEVICES[0]:<40}  {NO_DEVICES[1]}",
     ]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Cause:
+    name: str
+    statuses: Mapping[str, Status]
+    want: tuple[str, Status] | None
+
+
+def _turned_down(reason: str, detail: str) -> Status:
+    return Status(code=Code.UNSCHEDULABLE, reason=reason, detail=detail)
+
+
+CAUSES = [
+    Cause(name="every cluster fits: no cause", statuses={"a": FIT}, want=None),
+    Cause(
+        name="the most common reason wins, shown by its first cluster by name",
+        statuses={
+            "c": _turned_down(*FULL),
+            "b": _turned_down(*TAINTED),
+            "z": _turned_down(*NO_DEVICES),
+            "y": _turned_down(*NO_DEVICES),
+            "a": FIT,
+        },
+        want=("y", _turned_down(*NO_DEVICES)),
+    ),
+    Cause(
+        name="a tie goes to the reason the summary lists first",
+        statuses={"b": _turned_down(*TAINTED), "a": _turned_down(*NOT_READY)},
+        want=("a", _turned_down(*NOT_READY)),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CAUSES, ids=lambda c: c.name)
+def test_the_main_cause_is_the_summarys_first_reason_with_its_specifics(case: Cause) -> None:
+    d = Diagnosis(desired=1, placed=0, total_clusters=len(case.statuses), statuses=case.statuses)
+    assert d.main_cause() == case.want

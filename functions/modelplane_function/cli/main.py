@@ -22,11 +22,13 @@ from modelplane_function.cli.plan import MAX_ROUNDS
 from modelplane_function.cli.plan import plan as plan_fleet
 from modelplane_function.cli.render import RenderFailure, load, render_documents, render_files, yamlio
 from modelplane_function.cli.render import output as output_module
+from modelplane_function.cli.render.cause import with_causes
 from modelplane_function.cli.render.contained import contained
+from modelplane_function.cli.render.defaults import namespace_notes
 from modelplane_function.cli.render.explain import clusters_of, fleet_view
 from modelplane_function.cli.render.verdict import Exit, Finding, exit_code, failures
 from modelplane_function.server import server
-from modelplane_function.server.logged import LoggedRunner, line_buffered
+from modelplane_function.server.logged import LoggedRunner, configure, line_buffered
 from modelplane_function.server.workers import DEFAULT_DEADLINE_SECONDS
 
 _MIB = 1024 * 1024
@@ -102,7 +104,7 @@ def serve(
     tag, the composite, the duration and the outcome; with --debug also each decision.
     """
     level = logging.Level.DEBUG if debug else logging.Level.INFO
-    logging.configure(level=level)
+    configure(level, sys.stdout)
     line_buffered(sys.stdout)  # a log redirected to a file or a pipe shows each line as it happens
     if not insecure and not tls_certs_dir:
         msg = "serving needs --tls-certs-dir (or TLS_SERVER_CERTS_DIR) for mTLS, or --insecure"
@@ -119,8 +121,12 @@ def serve(
         raise click.ClickException(str(e)) from e
 
 
-def _finish(found: Sequence[Finding], *, allow_partial: bool, code: Exit | None = None) -> None:
-    """Name every finding on stderr and exit with the code that classifies them (or `code`)."""
+def _finish(
+    found: Sequence[Finding], *, allow_partial: bool, code: Exit | None = None, notes: Sequence[str] = ()
+) -> None:
+    """Say what was assumed, name every finding on stderr and exit with the code that classifies them (or `code`)."""
+    for note in notes:
+        click.echo(f"modelplane: note: {note}", err=True)
     for f in found:
         if not (f.partial and allow_partial):
             click.echo(f"modelplane: {f.line()}", err=True)
@@ -129,6 +135,12 @@ def _finish(found: Sequence[Finding], *, allow_partial: bool, code: Exit | None 
         sys.exit(int(code))
 
 
+_DEBUG = click.option(
+    "--debug",
+    "-d",
+    is_flag=True,
+    help="Log the function's debug output to stderr (coloured on a terminal, unless NO_COLOR is set).",
+)
 _ALLOW_PARTIAL = click.option(
     "--allow-partial",
     is_flag=True,
@@ -221,7 +233,7 @@ render, -o is short for --observed-resources here.
 @_inputs(observed_short=True)
 @click.option("--no-recurse", is_flag=True, help="Do not render the composed ModelReplicas.")
 @click.option("--explain", is_flag=True, help="Print the placement, rendering and the diagnosis to stderr.")
-@click.option("--debug", "-d", is_flag=True, help="Log the function's debug output to stderr.")
+@_DEBUG
 @_ALLOW_PARTIAL
 def render(
     *,
@@ -250,11 +262,17 @@ def render(
         raise click.ClickException(str(e)) from e
     sys.stdout.write(output_module.dump(docs))
     sys.stdout.flush()
-    _finish([*contained(requests), *failures(docs)], allow_partial=allow_partial)
+    found = [*contained(requests), *with_causes(failures(docs), requests, "--explain has the rest")]
+    _finish(found, allow_partial=allow_partial, notes=namespace_notes(docs[:1]))
 
 
 def fleet_for(
-    xr_file: Path, *, required: Sequence[Path] = (), observed: Sequence[Path] = (), apis: Path | None = None
+    xr_file: Path,
+    *,
+    required: Sequence[Path] = (),
+    observed: Sequence[Path] = (),
+    apis: Path | None = None,
+    debug: bool = False,
 ) -> tuple[FleetView, list[Finding]]:
     """`modelplane fleet` as a function: render the ModelDeployment (not its replicas), rebuild the
     fleet from the last request the function received, and the render's findings. Raises RenderFailure."""
@@ -272,6 +290,7 @@ def fleet_for(
             compositions=load.compositions(apis or load.default_apis()),
             recurse=False,
             requests=requests,
+            debug=debug,
         )
         if not requests:
             msg = f"{xr_file}: the function was never called for this {names.KIND_DEPLOYMENT}"
@@ -279,7 +298,7 @@ def fleet_for(
         view = fleet_view(fnv1.RunFunctionRequest.FromString(requests[-1]), clusters_of(fleet_docs))
     if isinstance(view, str):
         raise RenderFailure(view)
-    return view, [*contained(requests), *failures(docs)]
+    return view, [*contained(requests), *with_causes(failures(docs), requests, "the fleet view has the rest")]
 
 
 def _write(rendered: str, out: Path | None) -> None:
@@ -301,6 +320,7 @@ _OUT = click.option(
     "--output", "-o", type=click.Choice(["text", "html"]), default="text", show_default=True, help="Output format."
 )
 @_OUT
+@_DEBUG
 @_ALLOW_PARTIAL
 def fleet(
     *,
@@ -310,6 +330,7 @@ def fleet(
     apis: Path | None,
     output: str,
     out: Path | None,
+    debug: bool,
     allow_partial: bool,
 ) -> None:
     """Show the fleet after placing XR_FILE's ModelDeployment: every pool's nodes and devices, who holds
@@ -320,11 +341,12 @@ def fleet(
     and pool (text), or one self-contained HTML page (html).
     """
     try:
-        view, found = fleet_for(xr_file, required=required, observed=observed, apis=apis)
+        view, found = fleet_for(xr_file, required=required, observed=observed, apis=apis, debug=debug)
+        notes = namespace_notes([load.single(xr_file)])
     except RenderFailure as e:
         raise click.ClickException(str(e)) from e
     _write(page(view) if output == "html" else text(view), out)
-    _finish(found, allow_partial=allow_partial)
+    _finish(found, allow_partial=allow_partial, notes=notes)
 
 
 @main.command(epilog=_EXIT_HELP + " 5: the plan did not settle within --max-rounds.")
@@ -345,7 +367,7 @@ def fleet(
     help="Directory searched for Compositions (default: this repository's apis/).",
 )
 @click.option("--max-rounds", type=click.IntRange(1, 100), default=MAX_ROUNDS, show_default=True)
-@click.option("--debug", "-d", is_flag=True, help="Log the function's debug output to stderr.")
+@_DEBUG
 @_ALLOW_PARTIAL
 def plan(
     *,
@@ -377,7 +399,9 @@ def plan(
     settled = result.view.converged
     if not settled:
         click.echo(f"modelplane: the plan did not settle in {result.view.rounds} rounds", err=True)
-    _finish(result.failures, allow_partial=allow_partial, code=None if settled else Exit.NOT_SETTLED)
+    _finish(
+        result.failures, allow_partial=allow_partial, code=None if settled else Exit.NOT_SETTLED, notes=result.notes
+    )
 
 
 def run() -> None:

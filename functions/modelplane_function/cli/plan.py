@@ -26,7 +26,9 @@ from modelplane.fleet import DeploymentOutcome, FleetView, PlanView, build_plan
 from modelplane.model import Cluster, ModelReplica
 
 from modelplane_function.cli.render import load, yamlio
+from modelplane_function.cli.render.cause import with_causes
 from modelplane_function.cli.render.contained import contained
+from modelplane_function.cli.render.defaults import namespace_notes
 from modelplane_function.cli.render.driver import configure_logging, render_with, serving
 from modelplane_function.cli.render.errors import RenderFailure
 from modelplane_function.cli.render.explain import clusters_of, fleet_view
@@ -61,15 +63,21 @@ class Inputs:
 
 def read(paths: Iterable[Path]) -> Inputs:
     """The plan's inputs from YAML files and directories (their *.yaml and *.yml, not recursive)."""
-    docs = load.required(paths)
-    deployments = [doc.struct() for doc in docs if _ours(doc.head, names.KIND_DEPLOYMENT)]
+    found = load.required_by_file(paths)
+    docs = [doc for _, doc in found]
     by_key: dict[_Key, dict[str, Any]] = {}
-    for struct in deployments:
-        xr = to_dict(struct)
-        if _key(xr) in by_key:
-            msg = f"ModelDeployment {'/'.join(_key(xr))} appears twice"
+    where: dict[_Key, Path] = {}
+    for file, doc in found:
+        if not _ours(doc.head, names.KIND_DEPLOYMENT):
+            continue
+        xr = to_dict(doc.struct())
+        key = _key(xr)
+        if key in by_key:
+            files = f"twice in {file}" if where[key] == file else f"in {where[key]} and in {file}"
+            msg = f"ModelDeployment {'/'.join(key)} appears {files}"
             raise RenderFailure(msg)
-        by_key[_key(xr)] = xr
+        by_key[key] = xr
+        where[key] = file
     if not by_key:
         msg = "no ModelDeployment found in the given files"
         raise RenderFailure(msg)
@@ -87,6 +95,7 @@ class Plan:
     documents: tuple[tuple[dict[str, Any], ...], ...]  # per deployment, in order: what render would print
     view: PlanView
     failures: tuple[Finding, ...]  # every object left out, then every failure condition, of the final round
+    notes: tuple[str, ...] = ()  # what was assumed for the input (a missing namespace)
 
     @property
     def stream(self) -> list[dict[str, Any]]:
@@ -245,6 +254,10 @@ def plan(paths: Sequence[Path], *, apis: Path | None = None, max_rounds: int = M
     documents = tuple(tuple(state.documents[_key(xr)]) for xr in inputs.deployments)
     found = [
         *contained(request for request in state.requests.values() if request),
-        *failures(d for docs in documents for d in docs),
+        *with_causes(
+            failures(d for docs in documents for d in docs),
+            (request for request in state.requests.values() if request),
+            "the plan has the rest",
+        ),
     ]
-    return Plan(documents=documents, view=view, failures=tuple(found))
+    return Plan(documents=documents, view=view, failures=tuple(found), notes=tuple(namespace_notes(inputs.deployments)))

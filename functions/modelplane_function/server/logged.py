@@ -10,9 +10,13 @@ logged is peeked at (peek.py), so logging costs microseconds whatever the fleet'
 from __future__ import annotations
 
 import io
+import os
 import time
+from collections.abc import Mapping
 from typing import TextIO
 
+import structlog
+from crossplane.function import logging
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf import struct_pb2
 from google.protobuf.message import DecodeError
@@ -23,6 +27,28 @@ from modelplane_function.server.workers import UnreadableRequestError
 
 _STATUS = {fnv1.STATUS_CONDITION_TRUE: "True", fnv1.STATUS_CONDITION_FALSE: "False"}
 _SEVERITY = {fnv1.SEVERITY_FATAL: "Fatal", fnv1.SEVERITY_WARNING: "Warning", fnv1.SEVERITY_NORMAL: "Normal"}
+
+
+def colours(stream: TextIO, environ: Mapping[str, str]) -> bool:
+    """Whether a human-readable log on `stream` may be coloured: a terminal, and NO_COLOR unset or empty
+    (no-color.org). The SDK's console renderer colours always, so a log piped to a file or `less` was
+    full of escape codes."""
+    return stream.isatty() and not environ.get("NO_COLOR")
+
+
+def configure(level: logging.Level, stream: TextIO) -> None:
+    """The SDK's logging at `level`, written to `stream`, coloured only where `colours` says."""
+    logging.configure(level=level)
+    if level is logging.Level.DISABLED:
+        return
+    config = structlog.get_config()
+    processors = [
+        structlog.dev.ConsoleRenderer(colors=colours(stream, os.environ))
+        if isinstance(p, structlog.dev.ConsoleRenderer)
+        else p
+        for p in config["processors"]
+    ]
+    structlog.configure(processors=processors, logger_factory=structlog.PrintLoggerFactory(stream))
 
 
 def line_buffered(stream: TextIO) -> None:

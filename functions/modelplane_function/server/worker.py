@@ -18,14 +18,14 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf.message import DecodeError
 
 from modelplane_function.server.fn import compose
-from modelplane_function.server.logged import line_buffered
+from modelplane_function.server.logged import configure, line_buffered
 from modelplane_function.server.workers import Frame, receive, send
 
 
 def main(argv: Sequence[str]) -> int:
     requests_fd, responses_fd, level = argv
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server shuts its workers down; ^C is for it
-    logging.configure(level=logging.Level[level])
+    configure(logging.Level[level], sys.stdout)
     line_buffered(sys.stdout)  # its log lines interleave with the server's as they happen
     with os.fdopen(int(requests_fd), "rb") as requests, os.fdopen(int(responses_fd), "wb") as responses:
         send(responses, Frame.READY, b"")

@@ -26,6 +26,7 @@ from modelplane.model import Device, DeviceRequest
 
 _MAX_NAMES = 16  # attribute and capacity names listed in a hint
 _MISSING_KEY = re.compile(r'no such key "([^"]*)"')
+_DOMAIN_READ = re.compile(r'(?:attributes|capacity)\s*\[\s*"([^"]*)"\s*\]')  # the domains an expression reads
 
 
 class Evaluator(Protocol):
@@ -90,7 +91,7 @@ def _no_device(index: int, expression: str, reached: int, errors: list[str], kin
         head = f"no device passes {where}; it failed to evaluate on {len(errors)} of {reached}: {errors[0]}"
     else:
         head = f"no device passes {where}"
-    return head + suggestion(errors[0] if errors else "", kinds) + _context(expression, kinds)
+    return head + suggestion(errors[0] if errors else "", kinds, expression) + _context(expression, kinds)
 
 
 def _context(expression: str, kinds: Sequence[Device]) -> str:
@@ -104,16 +105,36 @@ def _context(expression: str, kinds: Sequence[Device]) -> str:
     return "".join(f"; {part}" for part in parts)
 
 
-def suggestion(error: str, kinds: Sequence[Device]) -> str:
-    """A hint when the error names a missing key: where it is published, or a close published name."""
+def suggestion(error: str, kinds: Sequence[Device], expression: str = "") -> str:
+    """A hint when the error names a missing key: where else it is published, or a close published name.
+
+    A domain the expression already reads is no hint: the key is missing on the devices that lack
+    that domain (a GPU, for a selector written for a Synthetic NIC), and Kubernetes fails a claim on
+    any device whose evaluation errs, so what helps is a guard that keeps the others out first.
+    """
     missing = _MISSING_KEY.search(error)
     if missing is None:
         return ""
     key = missing[1]
     names = {_qualified(name, kind.driver) for kind in kinds for name in (*kind.attributes, *kind.capacity)}
     domains = sorted({domain for domain, name in names if name == key})
+    read = set(_DOMAIN_READ.findall(expression))
+    elsewhere = [domain for domain in domains if domain not in read]
+    if elsewhere:
+        return f" ({key} is published under {', '.join(elsewhere)})"
     if domains:
-        return f" ({key} is published under {', '.join(domains)})"
+        drivers = sorted(
+            {
+                kind.driver
+                for kind in kinds
+                for name in (*kind.attributes, *kind.capacity)
+                if _qualified(name, kind.driver) in {(domain, key) for domain in domains}
+            }
+        )
+        return (
+            f" (only devices of driver {', '.join(drivers)} publish {', '.join(domains)}/{key}: on the others the "
+            f'selector errs; test device.driver == "{drivers[0]}" first)'
+        )
     known = sorted({name for _, name in names} | {domain for domain, _ in names})
     close = difflib.get_close_matches(key, known, n=1)
     return f" (did you mean {close[0]}?)" if close else ""

@@ -103,9 +103,10 @@ class DeviceMatcher:
             failure = failing_everywhere(self, request, self.fleet_kinds(clusters))
             if failure is not None:
                 kinds = tuple(self.fleet_kinds(clusters))
+                hint = suggestion(failure.error, kinds, failure.expression)
                 detail = (
                     f"failed to evaluate on every device it reached ({failure.devices} device kinds in the fleet): "
-                    f"{failure.error}{suggestion(failure.error, kinds)}; {published(kinds, 'in the fleet')}"
+                    f"{failure.error}{hint}; {published(kinds, 'in the fleet')}"
                 )
                 raise _invalid(engine, member, request, detail, failure.index)
 

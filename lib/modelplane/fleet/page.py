@@ -28,7 +28,7 @@ table.fleet>tbody>tr.rejected>th{border-left-color:#c0392b}
 table.fleet>tbody>tr.notready>th{border-left-color:#8a8f98}
 table.fleet>tbody>tr.excluded{opacity:.5}table.fleet>tbody>tr.excluded>th{border-left-color:#b8bec8}
 .verdict.excluded{color:#5a6474}.verdict.full{color:#7a5a00}.pool-devices{font-size:12px;color:#5a6474}
-.cluster-name{font-size:15px}.badges{margin:4px 0;display:flex;flex-wrap:wrap;gap:4px}
+.cluster-name{font-size:15px;overflow-wrap:anywhere}.badges{margin:4px 0;display:flex;flex-wrap:wrap;gap:4px}
 .badge{font-size:11px;padding:1px 6px;border-radius:9px;background:#e3e7ee;font-weight:500}
 .badge.ready{background:#d7f0de}.badge.notready{background:#f3d9d6}.badge.taint{background:#fbeccb}
 .verdict{margin-top:6px;font-weight:500}.verdict small{display:block;font-weight:400;color:#5a6474}
@@ -39,7 +39,8 @@ table.fleet>tbody>tr.excluded{opacity:.5}table.fleet>tbody>tr.excluded>th{border
 .bar{display:flex;height:14px;margin:6px 0;background:#e6e9ef;border-radius:3px;overflow:hidden}
 .bar.over{outline:2px solid #c0392b}.seg{height:100%;border-right:1px solid #fff}
 .chips{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:4px}
-.chip{font-size:12px;color:#fff;padding:2px 7px;border-radius:10px}
+.chip{font-size:12px;color:#fff;padding:2px 7px;border-radius:10px;white-space:nowrap;overflow:hidden;
+text-overflow:ellipsis;max-width:100%;box-sizing:border-box}
 .chip.other{opacity:.7}.chip.new{box-shadow:0 0 0 2px #fff,0 0 0 3px #1d2430}
 .empty{color:#8a8f98;font-size:12px}
 table.scores{border-collapse:collapse;background:#fff}
@@ -63,10 +64,16 @@ def colours(view: FleetView) -> dict[str, str]:
     return owner_colours(view.owners)
 
 
+def chip_caption(chip: Chip, *, shared: bool = False) -> str:
+    """A chip's words on a page: the replica by deployment, cluster and index, then what it holds."""
+    return chip_text(chip, chip.replica, shared=shared)
+
+
 def _chip(chip: Chip, colour: str, *, shared: bool = False) -> str:
-    tip = f"{chip.name} ({chip.origin})"
-    text = chip_text(chip, shared=shared)
-    return f'<li class="chip {chip.origin}" style="background:{colour}" title="{esc(tip)}">{esc(text)}</li>'
+    # A long name is cut short on one line (a pill broken over lines reads as two); the tip has it all.
+    caption = chip_caption(chip, shared=shared)
+    tip = f"{caption}: ModelReplica {chip.name}"
+    return f'<li class="chip {chip.origin}" style="background:{colour}" title="{esc(tip)}">{esc(caption)}</li>'
 
 
 def _share(pool: PoolView, chip: Chip) -> float:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from modelplane.fleet.page import CSS, esc, owner_colours, pool_cell
 from modelplane.fleet.plan import DeploymentOutcome, PlanView, headline
-from modelplane.fleet.view import ClusterView
+from modelplane.fleet.view import ClusterView, Origin
 
 _PLAN_CSS = """
 table.deployments{border-collapse:collapse;background:#fff;margin:0 0 16px}
 table.deployments th,table.deployments td{border:1px solid #dde2ea;padding:4px 10px;text-align:left;vertical-align:top}
 tr.trouble td{background:#fdf1ef}.why{margin:2px 0 0;padding-left:18px;color:#5a6474;font-size:12px}
+td.subject div{display:flex;gap:6px;align-items:baseline}td.subject .swatch{flex:none}.nowrap{white-space:nowrap}
 """
 
 
@@ -24,13 +25,22 @@ def _deployment(d: DeploymentOutcome, colour: str) -> str:
     details = f"<p>{esc(d.message)}</p>" if trouble else ""
     if trouble and why:
         details += '<ul class="why">' + "".join(f"<li>{esc(w)}</li>" for w in why) + "</ul>"
-    where = ", ".join(f"{c.name} x{c.hosts}" if c.hosts > 1 else c.name for c in view.clusters if c.hosts) or "-"
+    hosts = [f"{c.name} x{c.hosts}" if c.hosts > 1 else c.name for c in view.clusters if c.hosts]
+    where = ", ".join(_unbroken(h) for h in hosts) or "-"
+    # The swatch stays beside the name; a line breaks after the namespace's "/" only, never inside a
+    # name at its hyphens (which is where a browser breaks "team-research/deepseek-v3" by default).
+    subject = f"{_unbroken(view.namespace + '/')}<wbr>{_unbroken(view.name)}"
     return (
         f'<tr class="{"trouble" if trouble else "ok"}">'
-        f'<td><span class="swatch" style="background:{colour}"></span> {esc(view.subject)}</td>'
-        f"<td>{view.placed} of {view.desired}</td><td>{esc(where)}</td>"
+        f'<td class="subject"><div><span class="swatch" style="background:{colour}"></span>'
+        f"<span>{subject}</span></div></td>"
+        f"<td>{view.placed} of {view.desired}</td><td>{where}</td>"
         f"<td>{esc(d.reason)}{details}</td></tr>"
     )
+
+
+def _unbroken(text: str) -> str:
+    return f'<span class="nowrap">{esc(text)}</span>'
 
 
 def _row(c: ClusterView, colours: dict[str, str]) -> str:
@@ -44,6 +54,28 @@ def _row(c: ClusterView, colours: dict[str, str]) -> str:
     )
 
 
+def _legend(plan: PlanView, colours: dict[str, str]) -> str:
+    """What the colours and marks mean: one swatch per deployment, then the chips, bars and badges."""
+    planned = {d.view.subject for d in plan.deployments}
+    items = [
+        f'<li><span class="swatch" style="background:{colours[o]}"></span>{esc(o)}'
+        f"{'' if o in planned else ' (not in the plan: its nodes are charged)'}</li>"
+        for o in plan.owners
+    ]
+    sample = colours[plan.owners[0]] if plan.owners else "#3a6ea5"
+    items += [
+        f'<li><span class="chip {Origin.NEW}" style="background:{sample}">new</span>placed by this plan</li>',
+        f'<li><span class="chip {Origin.RETAINED}" style="background:{sample}">retained</span>kept where it was</li>',
+        f'<li><span class="chip {Origin.OTHER}" style="background:{sample}">other</span>'
+        "a replica of a deployment outside the plan</li>",
+        "<li>chip: deployment, cluster#index, engines (nodes)</li>",
+        '<li><span class="swatch" style="background:#e6e9ef"></span>free node</li>',
+        '<li><span class="badge notready">not Ready</span>takes no new replica</li>',
+        '<li><span class="badge taint">taint</span>only tolerating deployments land there</li>',
+    ]
+    return f'<ul class="legend">{"".join(items)}</ul>'
+
+
 def plan_page(plan: PlanView) -> str:
     """The whole HTML document: the deployments and why, then every cluster's pools."""
     colours = owner_colours(plan.owners)
@@ -53,6 +85,7 @@ def plan_page(plan: PlanView) -> str:
         f"<title>Fleet plan</title><style>{CSS}{_PLAN_CSS}</style></head><body>",
         "<h1>Fleet plan</h1>",
         f'<p class="summary">{esc(headline(plan))}</p>',
+        _legend(plan, colours),
         '<table class="deployments"><tr><th>deployment</th><th>placed</th><th>clusters</th><th>status</th></tr>',
         *(_deployment(d, colours[d.view.subject]) for d in plan.deployments),
         "</table>",

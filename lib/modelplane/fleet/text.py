@@ -17,8 +17,12 @@ def _nodes(n: int) -> str:
     return f"{n} node" if n == 1 else f"{n} nodes"
 
 
-def chip_text(chip: Chip, *, shared: bool = False) -> str:
-    where = f"{chip.label} {','.join(chip.engines)}"
+def chip_text(chip: Chip, label: str = "", *, shared: bool = False) -> str:
+    """The chip in words, led by `label` (default: the replica within its cluster's row).
+
+    On a shared pool (`packing: Devices`) it says the devices the replica's pods claim, else its nodes.
+    """
+    where = f"{label or chip.label} {','.join(chip.engines)}"
     held = f"{chip.devices} {'device' if chip.devices == 1 else 'devices'}" if shared else _nodes(chip.nodes)
     if chip.origin is Origin.OTHER:
         return f"{where} ({held})"

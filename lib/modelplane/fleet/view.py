@@ -32,6 +32,7 @@ class Chip:
 
     namespace: str
     deployment: str
+    cluster: str
     index: int
     name: str
     nodes: int
@@ -45,7 +46,13 @@ class Chip:
 
     @property
     def label(self) -> str:
+        """The replica within its cluster's row (an index counts per cluster)."""
         return f"{self.owner}#{self.index}"
+
+    @property
+    def replica(self) -> str:
+        """The replica anywhere: its identity is (cluster, index), so `#0` alone recurs across a fleet."""
+        return f"{self.owner} {self.cluster}#{self.index}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -143,6 +150,7 @@ def _chips(replica: ModelReplica, origin: Origin) -> dict[str, Chip]:
         out[pool] = Chip(
             namespace=replica.namespace,
             deployment=replica.deployment,
+            cluster=replica.cluster,
             index=replica.index,
             name=replica.name,
             nodes=nodes,

@@ -89,6 +89,16 @@ class Diagnosis:
         parts = [f"{n} {reason}" for reason, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
         return f"{head}: {', '.join(parts)}."
 
+    def main_cause(self) -> tuple[str, Status] | None:
+        """The cluster and failure that stand for the most common reason clusters were turned down
+        (the first the summary counts), the first such cluster by name; None when none was."""
+        rejected = sorted(((c, s) for c, s in self.statuses.items() if not s.fits), key=lambda cs: cs[0])
+        if not rejected:
+            return None
+        counts = Counter(s.reason for _, s in rejected)
+        top = min(counts, key=lambda reason: (-counts[reason], reason))
+        return next((c, s) for c, s in rejected if s.reason == top)
+
     def summary(self) -> str:
         """kube-scheduler style: '0/5 clusters are available: 3 had ..., 2 had ...'."""
         return self._availability("")

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import grpc
-import structlog
 from crossplane.function import logging
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import names
@@ -26,7 +25,7 @@ from modelplane_function.cli.render.wire import Doc
 from modelplane_function.cli.render.xr import controller_of, name_of, namespace_of, observed_by_key, observed_xr
 from modelplane_function.handlers.convert import to_struct
 from modelplane_function.server import server
-from modelplane_function.server.logged import LoggedRunner
+from modelplane_function.server.logged import LoggedRunner, configure
 
 _TIMEOUT_SECONDS = 60  # crossplane render's default --timeout
 # The whole fleet travels in one request over loopback: a 1,000-cluster fleet is ~23 MiB, past
@@ -160,9 +159,7 @@ async def render_with(
 
 def configure_logging(*, debug: bool) -> None:
     """The function's log: off, or at debug level on stderr (stdout carries the YAML stream)."""
-    logging.configure(level=logging.Level.DEBUG if debug else logging.Level.DISABLED)
-    if debug:
-        structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
+    configure(logging.Level.DEBUG if debug else logging.Level.DISABLED, sys.stderr)
 
 
 def render_documents(

@@ -57,7 +57,7 @@ def lines(result: ScheduleResult) -> list[str]:
     return out
 
 
-def _scheduled(req: fnv1.RunFunctionRequest) -> tuple[str, deployment.Inputs | None, ScheduleResult | str]:
+def scheduled(req: fnv1.RunFunctionRequest) -> tuple[str, deployment.Inputs | None, ScheduleResult | str]:
     """The XR's title, its parsed inputs and the schedule (or, as a string, why there is none)."""
     xr = to_dict(req.observed.composite.resource)
     meta = xr.get("metadata") or {}
@@ -81,7 +81,7 @@ def fleet_view(req: fnv1.RunFunctionRequest, fleet_clusters: Sequence[Cluster] =
     `fleet_clusters` are every InferenceCluster render had: those the request lacks were left out
     by the clusterSelector's matchLabels, and are shown as such.
     """
-    title, inputs, result = _scheduled(req)
+    title, inputs, result = scheduled(req)
     if inputs is None:
         return f"{title}: {result}"
     seen = {c.name for c in inputs.clusters}
@@ -119,7 +119,7 @@ def explain(req: fnv1.RunFunctionRequest, out: TextIO, replicas: Sequence[Mappin
 
     `replicas` are the composed ModelReplicas' own rendered documents (None: not rendered).
     """
-    title, inputs, result = _scheduled(req)
+    title, inputs, result = scheduled(req)
     if inputs is None or isinstance(result, str):
         out.write(f"ModelDeployment {title}: {result}\n")
         return

@@ -53,7 +53,12 @@ def documents(paths: Iterable[Path]) -> list[dict[str, Any]]:
 
 def required(paths: Iterable[Path]) -> list[Doc]:
     """`documents`, encoded for the function: what a fleet's required resources are read as."""
-    return [doc for path in paths for file in _files(path) for doc in _read(file, fanout.encode_all)]
+    return [doc for _, doc in required_by_file(paths)]
+
+
+def required_by_file(paths: Iterable[Path]) -> list[tuple[Path, Doc]]:
+    """`required`, each document with the file it came from."""
+    return [(file, doc) for path in paths for file in _files(path) for doc in _read(file, fanout.encode_all)]
 
 
 def single(path: Path) -> dict[str, Any]:
@@ -66,7 +71,7 @@ def single(path: Path) -> dict[str, Any]:
 
 def default_apis() -> Path:
     """This repository's apis/ (next to lib/ and functions/), else ./apis."""
-    repo = Path(__file__).resolve().parents[3] / "apis"
+    repo = Path(__file__).resolve().parents[4] / "apis"  # functions/modelplane_function/cli/render/load.py
     return repo if repo.is_dir() else Path("apis")
 
 
@@ -90,10 +95,29 @@ def composition_for(xr: Mapping[str, Any], candidates: Sequence[Mapping[str, Any
     matching = [c for c in candidates if fits(c)]
     if len(matching) != 1:
         what = f"{xr.get('apiVersion')} {xr.get('kind')}"
-        msg = f"expected one Composition for {what}, found {len(matching)}"
+        msg = f"expected one Composition for {what}, found {len(matching)}" + _known(xr, candidates)
         raise RenderFailure(msg)
     composition = dict(matching[0])
     if (composition.get("spec") or {}).get("mode") != "Pipeline":
         msg = f"Composition {composition.get('metadata', {}).get('name')}: spec.mode must be Pipeline"
         raise RenderFailure(msg)
     return composition
+
+
+def _known(xr: Mapping[str, Any], candidates: Sequence[Mapping[str, Any]]) -> str:
+    """What there are Compositions for, when the XR's apiVersion or kind matches none (a typo, often)."""
+    types = sorted(
+        {
+            (str(t.get("apiVersion", "")), str(t.get("kind", "")))
+            for c in candidates
+            for t in [(c.get("spec") or {}).get("compositeTypeRef") or {}]
+        }
+    )
+    if any(t == (xr.get("apiVersion"), xr.get("kind")) for t in types):
+        return ""  # the type exists: the compositionRef or a duplicate is the problem, not a typo
+    versions = [v for v, k in types if k == xr.get("kind")]
+    if versions:
+        return f": {xr.get('kind')} exists as apiVersion {' or '.join(versions)}"
+    if not types:
+        return ": no Composition was found at all (--apis names the directory to search)"
+    return f": Compositions here are for {', '.join(f'{v} {k}' for v, k in types)}"

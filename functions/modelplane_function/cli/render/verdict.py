@@ -56,6 +56,7 @@ class Failure:
     condition: str
     reason: str
     message: str
+    cause: str = ""  # the main cause behind the message, when the CLI worked it out (cause.py)
 
     @property
     def partial(self) -> bool:
@@ -63,7 +64,8 @@ class Failure:
 
     def line(self) -> str:
         where = f"{self.namespace}/{self.name}" if self.namespace else self.name
-        return f"{self.kind} {where}: {self.condition}=False {self.reason}: {self.message}"
+        line = f"{self.kind} {where}: {self.condition}=False {self.reason}: {self.message}"
+        return f"{line} Main cause: {self.cause}." if self.cause else line
 
 
 def failures(docs: Iterable[Mapping[str, Any]]) -> list[Failure]:
