@@ -78,7 +78,7 @@ def _chip(chip: Chip, colour: str, *, shared: bool = False) -> str:
 
 def _share(pool: PoolView, chip: Chip) -> float:
     """The nodes a chip's pods fill: whole nodes, or its devices' share of a node on a shared pool."""
-    return chip.devices / pool.per_node if pool.shared else chip.nodes
+    return chip.devices / max(pool.per_node, 1) if pool.shared else chip.nodes
 
 
 def _bar(pool: PoolView, palette: dict[str, str]) -> str:

@@ -63,7 +63,7 @@ class PoolView:
     chips: tuple[Chip, ...]
     devices: str = ""  # what each node carries: "8x NVIDIA H100 80GB HBM3, 8x ib"
     shared: bool = False  # `packing: Devices`: pods share nodes, and `used` is the nodes they need at least
-    per_node: int = 0  # DRA devices per node
+    per_node: int = 0  # DRA devices per node (the GPUs, for the plan's totals)
 
     @property
     def free(self) -> int:
@@ -183,7 +183,7 @@ def pool_views(cluster: Cluster, by_pool: Mapping[tuple[str, str], Sequence[Chip
         PoolView(
             name=pool.name,
             nodes=pool.nodes,
-            used=-(-sum(c.devices for c in chips) // per_node) if shared else sum(c.nodes for c in chips),
+            used=-(-sum(c.devices for c in chips) // max(per_node, 1)) if shared else sum(c.nodes for c in chips),
             chips=chips,
             devices=devices(pool) + (" (shared)" if shared else ""),
             shared=shared,
@@ -192,7 +192,7 @@ def pool_views(cluster: Cluster, by_pool: Mapping[tuple[str, str], Sequence[Chip
         for pool in sorted(cluster.pools, key=lambda p: p.name)
         for chips in (tuple(by_pool.get((cluster.name, pool.name), ())),)
         for shared in (shares_devices(pool),)
-        for per_node in (dra_devices_per_node(pool) or 1,)
+        for per_node in (dra_devices_per_node(pool),)
     )
 
 

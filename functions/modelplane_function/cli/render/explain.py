@@ -13,7 +13,7 @@ from typing import Any, TextIO
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import fleet, names
 from modelplane.errors import SpecError
-from modelplane.model import Cluster
+from modelplane.model import Cluster, ModelReplica
 from modelplane.scheduler import ScheduleResult
 
 from modelplane_function.cli.render.verdict import failures
@@ -89,6 +89,14 @@ def fleet_view(req: fnv1.RunFunctionRequest, fleet_clusters: Sequence[Cluster] =
     if isinstance(result, str):
         return fleet.build(inputs.deployment, inputs.clusters, inputs.replicas, None, problem=result, excluded=excluded)
     return fleet.build(inputs.deployment, inputs.clusters, inputs.replicas, result, excluded=excluded)
+
+
+def blocked_by(req: fnv1.RunFunctionRequest, fleet_replicas: Sequence[ModelReplica]) -> tuple[fleet.Blocker, ...]:
+    """Other deployments' replicas on the pools this request's deployment could use (fleet/gap.py)."""
+    _, inputs, _ = scheduled(req)
+    if inputs is None:
+        return ()
+    return fleet.blockers(inputs.deployment, inputs.clusters, fleet_replicas)
 
 
 def clusters_of(docs: Iterable[Doc]) -> list[Cluster]:
