@@ -15,6 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from modelplane_function.cli.render import blockyaml, yamlio
 from modelplane_function.cli.render.wire import Doc, required_resources
+from yaml.composer import ComposerError
+from yaml.reader import ReaderError
+from yaml.scanner import ScannerError
 
 
 def _jsonable(value: Any) -> Any:
@@ -188,3 +191,80 @@ def test_block_reader_cases(case: Block) -> None:
     assert (got is not None, yamlio.load_all(case.text)) == (case.fast, want)
     if got is not None:
         assert got == want
+
+
+# --- fuzzed text: the block reader agrees with the safe loader, or declines ---------------------
+
+_FUZZ_KEYS = ["", "k: ", "a b: ", "&a k: ", "'q': ", "- ", "- k: ", "- &a ", "- - ", "? ", "&x:", "k: &b "]
+_FUZZ_VALUES = [
+    "x", "1", "yes", "~", "", "*a", "*b", "&a x", "&b", "{}", "[]", "[1, 2]", "'it''s'", '"d\\n"', "x: y", "x #c",
+    "#c", "-", ":", "|", "9" * 400, "0x1f", "1e3", "a\u2028b", "a\u0085b", "\ufeff", "\x01", "\t", "'", "*", "&",
+]  # fmt: skip
+_FUZZ_LINE = st.tuples(st.sampled_from([0, 1, 2, 4]), st.sampled_from(_FUZZ_KEYS), st.sampled_from(_FUZZ_VALUES))
+_FUZZ_TEXT = st.lists(_FUZZ_LINE | st.sampled_from([(0, "---", ""), (0, "", "")]), min_size=1, max_size=8).map(
+    lambda lines: "".join(" " * indent + key + value + "\n" for indent, key, value in lines)
+)
+
+
+def _safe_loader(text: str) -> tuple[str, Any]:
+    try:
+        return "read", [_jsonable(d) for d in yaml.load_all(text, Loader=yaml.CSafeLoader)]
+    except (yaml.YAMLError, RecursionError, TypeError) as e:  # TypeError: an unhashable key
+        return "refused", type(e).__name__
+
+
+@given(text=_FUZZ_TEXT)
+@settings(max_examples=2000, deadline=None)
+def test_fuzzed_text_reads_as_the_safe_loader_reads_it_or_is_declined(text: str) -> None:
+    want = _safe_loader(text)
+    try:
+        got = blockyaml.load_all(text, yamlio._plain_reader())
+    except blockyaml.Unsupported:
+        return  # declined: libyaml reads it
+    assert ("read", got) == want
+
+
+@dataclass(frozen=True)
+class Refused:
+    name: str
+    text: str
+    error: type[Exception]
+    message: str  # how str(error) starts
+
+
+REFUSED = [
+    Refused(
+        name="an anchor defined twice",
+        text="a: &x 1\nb: &x 2\nc: *x\n",
+        error=ComposerError,
+        message="found duplicate anchor; first occurrence",
+    ),
+    Refused(name="an anchor with a colon", text="a: &x:\n", error=ScannerError, message="mapping values"),
+    Refused(name="a line separator", text="a: b\u2028c\n", error=ScannerError, message="while scanning"),
+    Refused(name="a control character", text="a: x\x01\n", error=ReaderError, message="unacceptable"),
+    Refused(
+        name="an integer no JSON number holds",
+        text="a: " + "9" * 400 + "\n",
+        error=yamlio.NumberTooLargeError,
+        message="an integer of 400 digits is too large for a JSON number",
+    ),
+    Refused(
+        name="an integer no JSON number holds, merged",
+        text="b: &b {x: 1}\nc: {<<: *b, y: " + "9" * 400 + "}\n",
+        error=yamlio.NumberTooLargeError,
+        message="an integer of 400 digits is too large for a JSON number",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", REFUSED, ids=lambda c: c.name)
+@pytest.mark.parametrize("read", [yamlio.load_all, yamlio.encode_all], ids=["load_all", "encode_all"])
+def test_text_the_safe_loader_refuses_is_refused(case: Refused, read: Any) -> None:
+    with pytest.raises(case.error) as got:
+        read(case.text)
+    assert str(got.value).lstrip().startswith(case.message)
+
+
+def test_an_anchor_on_the_key_of_a_sequence_entry_is_the_keys() -> None:
+    text = "- &a x: y\n- *a\n"
+    assert (yamlio.load_all(text), yamlio.load_all(text)) == ([[{"x": "y"}, "x"]], _safe_loader(text)[1])

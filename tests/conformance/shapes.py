@@ -40,6 +40,10 @@ HOSTILE = {
 ENV_REFS: Env = (
     {"name": "API_KEY", "value": 'k\'ey "x" $HOME `id` {a,b} * ;'},
     {"name": "EMPTY", "value": ""},
+    # Valid Kubernetes names bash cannot import (`-`, `.`) or sets itself (UID).
+    {"name": "API-KEY", "value": "a'; touch /tmp/pwned; '"},
+    {"name": "a.b", "value": '"$(id)"'},
+    {"name": "UID", "value": "not-a-uid"},
 )
 REF_ARGS = (
     "--api-key=$(API_KEY)",
@@ -49,6 +53,8 @@ REF_ARGS = (
     "--w=pre-$(EMPTY)-post",
     "$(API_KEY)",
     "--v=$(API_KEY",
+    "--api-key=$(API-KEY)",
+    "$(a.b)-$(UID)",
 )
 
 

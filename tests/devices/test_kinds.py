@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import pytest
 from modelplane.devices import kinds
 from modelplane.devices.kinds import device_digest, pool_kinds
+from modelplane.devices.memo import BytesLRU
 from modelplane.model import Device
 
 from tests.devices.factories import attr, device, pool
@@ -49,12 +50,11 @@ def test_pool_kinds_sort_by_name_and_key_equal_contents_alike() -> None:
     assert pool_kinds(pool(gpu, name="c"))[1] != pool_kinds(first)[1]
 
 
-def test_tables_stay_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(kinds, "LIMIT", 3)
-    monkeypatch.setattr(kinds, "_digests", {})
-    monkeypatch.setattr(kinds, "_by_content", {})
+def test_tables_stay_bounded_in_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
     devices = [device(attributes={"i": attr(i)}) for i in range(10)]
+    budget = 3 * kinds.device_bytes(devices[0])  # equal sizes: three entries
+    monkeypatch.setattr(kinds, "_digests", BytesLRU(max_bytes=budget))
+    monkeypatch.setattr(kinds, "_by_content", BytesLRU(max_bytes=budget))
     digests = [device_digest(d) for d in devices]
-    assert len(kinds._digests) == 3  # pyright: ignore[reportPrivateUsage]
-    assert len(kinds._by_content) == 3  # pyright: ignore[reportPrivateUsage]
-    assert [device_digest(d) for d in devices] == digests  # evicted entries are recomputed, equal
+    held = (len(kinds._digests), len(kinds._by_content))  # pyright: ignore[reportPrivateUsage]
+    assert (held, [device_digest(d) for d in devices]) == ((3, 3), digests)  # evicted entries are recomputed, equal

@@ -88,6 +88,10 @@ def objects(xr_replica: dict[str, Any]) -> dict[str, tuple[dict[str, Any], bool]
 
 
 OTHER_QUEUE = "Namespace team-a may not use queue team-b-premium on InferenceCluster a"
+OTHER_QUEUE_ON_B = "Namespace team-a may not use queue team-b-premium on InferenceCluster b"
+EU_CLUSTERS = {**MD_REQUIREMENTS["resources"]["clusters"], "match_labels": {"labels": {"region": "eu"}}}
+EU_REQUIREMENTS = {"resources": {**MD_REQUIREMENTS["resources"], "clusters": EU_CLUSTERS}}
+KAI_REASON = "did not let the namespace use its queue or priority class"
 SYSTEM = "spec.template.spec.scheduling.priorityClassName: priority classes named system-* are Kubernetes' own and may not be used"
 KEPT_OBJECTS = objects(mr("a"))
 REFUSED_MR = f"{OTHER_QUEUE}: {ALLOWED_ON_A}: nothing new is rendered, the objects already composed are kept"
@@ -160,6 +164,51 @@ CASES = [
             conditions=refused(f"{OTHER_QUEUE}: {ALLOWED_ON_A}"),
             results=refused_results(f"{OTHER_QUEUE}: {ALLOWED_ON_A}"),
             requirements=MD_REQUIREMENTS,
+        ),
+    ),
+    Case(
+        name="a cluster the selector rules out is not named for its queues",
+        req=request(
+            md(queue="team-b-premium", match_labels={"region": "eu"}),
+            required=resolved(clusters=[cluster("a"), cluster("b", labels={"region": "us"})]),
+        ),
+        want=response(
+            status={
+                "replicas": {"total": 0, "ready": 0},
+                "placement": [],
+                "unplaced": {
+                    "count": 1,
+                    "summary": f"0/2 clusters are available: 1 {KAI_REASON}, 1 did not match clusterSelector.",
+                    "clusters": [
+                        {"cluster": "a", "reason": KAI_REASON, "detail": f"{OTHER_QUEUE}: {ALLOWED_ON_A}"},
+                        {
+                            "cluster": "b",
+                            "reason": "did not match clusterSelector",
+                            "detail": "cluster labels do not satisfy clusterSelector",
+                            "also": [{"reason": KAI_REASON, "detail": f"{OTHER_QUEUE_ON_B}: {ALLOWED_ON_A}"}],
+                        },
+                    ],
+                },
+            },
+            conditions=[
+                condition(
+                    "ReplicasScheduled",
+                    "False",
+                    "NoSuitableCluster",
+                    f"Scheduled 0 of 1 replicas; 0/2 clusters are available for the rest: 1 {KAI_REASON}, 1 did not "
+                    f"match clusterSelector. {OTHER_QUEUE}: {ALLOWED_ON_A}.",
+                ),
+                ready(0, 1),
+            ],
+            results=[
+                result(
+                    "WARNING",
+                    "NoSuitableCluster",
+                    f"Scheduled 0 of 1 replicas; 0/2 clusters are available for the rest: 1 {KAI_REASON}, 1 did not "
+                    f"match clusterSelector. {OTHER_QUEUE}: {ALLOWED_ON_A}.",
+                )
+            ],
+            requirements=EU_REQUIREMENTS,
         ),
     ),
     Case(

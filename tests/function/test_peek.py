@@ -161,11 +161,17 @@ def _weighed(xr: dict[str, object]) -> fnv1.RunFunctionRequest:
 BIG = deployment(replicas=1024)
 BIG["spec"]["template"]["spec"]["engines"][0]["members"][0]["template"]["spec"]["containers"][0]["args"] = ["a" * 2**20]
 TEMPLATE = struct_pb2.Value(struct_value=struct(XR["spec"]["template"])).ByteSize()  # as the request holds it
+REPLICA = 3 * 1024  # what placing and composing one replica is worth
 WEIGHTS = [
-    # (name, request, its template bytes counted once per replica, capped at the largest answer)
+    # (name, request, what is added to its bytes: each replica's work and template, templates capped at the largest answer)
     ("a cluster weighs its bytes", request(cluster("a")), 0),
-    ("a deployment adds its template per replica", _weighed(XR), 2 * TEMPLATE),
-    ("replicas past what an answer holds count as a full answer", _weighed(BIG), 4 * 2**20),
+    ("a deployment adds its template and work per replica", _weighed(XR), 2 * (TEMPLATE + REPLICA)),
+    ("templates past what an answer holds count as a full answer", _weighed(BIG), 4 * 2**20 + 1024 * REPLICA),
+    (
+        "replicas past the XRD's 1,024 are refused at once",
+        _weighed(deployment(replicas=40_000)),
+        1024 * (TEMPLATE + REPLICA),
+    ),
     ("a negative replica count adds nothing", _weighed(deployment(replicas=-3)), 0),
     ("replicas that are not a number add nothing", _weighed(deployment(replicas="many")), 0),
 ]

@@ -154,6 +154,48 @@ CASES = [
             not_ready=(LLMIS,),
         ),
     ),
+    *(
+        Case(
+            name=f"an LLMInferenceService Object whose status is {label} is waited for, not a crash",
+            req=request(
+                MR, observed=observed(**{LLMIS: {**OBJECTS[LLMIS][0], "status": junk}}), required=replica_resolved()
+            ),
+            want=mr_response(
+                condition(
+                    "ReplicaReady", "False", "NotReady", f"0 of 1 serving objects are ready; waiting for {LLMIS}."
+                ),
+                not_ready=(LLMIS,),
+            ),
+        )
+        for label, junk in (
+            ("a boolean", True),
+            ("a list", ["Ready"]),
+            ("atProvider as a string", {"atProvider": "manifest"}),
+            ("a manifest with a string status", {"atProvider": {"manifest": {"status": "Ready"}}}),
+        )
+    ),
+    Case(
+        name="a status that is not an object is read as saying nothing",
+        req=request(
+            MR, observed=observed(**{LLMIS: {**OBJECTS[LLMIS][0], "status": "junk"}}), required=replica_resolved()
+        ),
+        want=mr_response(
+            condition("ReplicaReady", "False", "NotReady", f"0 of 1 serving objects are ready; waiting for {LLMIS}."),
+            not_ready=(LLMIS,),
+        ),
+    ),
+    Case(
+        name="an atProvider that is not an object is read as saying nothing",
+        req=request(
+            MR,
+            observed=observed(**{LLMIS: {**OBJECTS[LLMIS][0], "status": {"atProvider": "junk"}}}),
+            required=replica_resolved(),
+        ),
+        want=mr_response(
+            condition("ReplicaReady", "False", "NotReady", f"0 of 1 serving objects are ready; waiting for {LLMIS}."),
+            not_ready=(LLMIS,),
+        ),
+    ),
     Case(
         name="an object the API server refused shows on the replica, whichever object it is",
         req=request(MR, observed=observed(**{OTHERS[0]: not_applied(OTHERS[0], REFUSED)}), required=replica_resolved()),

@@ -37,7 +37,8 @@ def _said(c: Condition, limit: int | None = MAX_MESSAGE) -> str:
 
 
 def _wrapped(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    at_provider = (obj.get("status") or {}).get("atProvider")
+    status = obj.get("status")  # observed state is whatever the API server holds: any shape
+    at_provider = status.get("atProvider") if isinstance(status, Mapping) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
     manifest = at_provider.get("manifest") if isinstance(at_provider, Mapping) else None
     return manifest if isinstance(manifest, Mapping) else {}  # pyright: ignore[reportUnknownVariableType]
 

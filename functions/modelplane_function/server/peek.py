@@ -133,10 +133,17 @@ def _map_key(data: bytes, entry: _Field) -> str:
     return key
 
 
+# Placing a replica and composing its ModelReplica costs about what reading 3 KiB of fleet does
+# (1,024 replicas of a small template: ~0.2 s; a fleet: ~70 ms per MiB), besides its template.
+_REPLICA_BYTES = 3 * 1024
+_MOST_REPLICAS = 1024  # the XRD's maximum: more are refused before any is placed
+
+
 def weight(data: bytes) -> int:
-    """What a request makes its worker read and build, estimated in bytes: the request, plus for a
-    ModelDeployment its template once per replica, up to the largest answer a call composes (the
-    handler stops there). DecodeError when it is not a request."""
+    """What a request makes its worker read and build, estimated in bytes of fleet it is worth: the
+    request, plus for a ModelDeployment each replica's work and its copy of the template, the copies
+    up to the largest answer a call composes (the handler stops there). DecodeError when it is not
+    a request."""
     fields = request(data).observed.composite.resource.fields
     spec = fields.get("spec")  # .get: bracket access would insert the key
     kind = fields.get("kind")
@@ -148,5 +155,6 @@ def weight(data: bytes) -> int:
     template = spec.struct_value.fields.get("template")
     if replicas is None or template is None or replicas.WhichOneof("kind") != "number_value":
         return len(data)
-    count = min(max(replicas.number_value, 0.0), float(limits.MAX_RESPONSE_BYTES))
-    return len(data) + min(int(count) * template.ByteSize(), limits.MAX_RESPONSE_BYTES)
+    count = int(min(max(replicas.number_value, 0.0), _MOST_REPLICAS))
+    copies = min(count * template.ByteSize(), limits.MAX_RESPONSE_BYTES)
+    return len(data) + copies + count * _REPLICA_BYTES

@@ -12,10 +12,11 @@ A request still running at its deadline has its worker killed (and replaced) and
 result, which Crossplane treats as "change nothing"; a worker that dies (a fault in a native
 library) costs only the request it was serving. A worker is never handed a request while it is
 still composing another: when a caller goes away (Crossplane cancels the call), its worker may
-finish within a short grace, inside the deadline, or is killed and replaced. Heavy requests (as
-the server estimates them, see fn.py) may hold every worker but one, so a light request never
-queues behind them. Each worker keeps its own parse and selector caches; the idle worker that
-finished last is chosen first, so a steady stream of calls keeps landing on warm caches.
+finish within a short grace, inside the deadline, or is killed and replaced; a replacement starts
+at once, and a call takes a started worker when there is one. Heavy requests (as the server
+estimates them, see fn.py) may hold every worker but one, so a light request never queues behind
+them. Each worker keeps its own parse and selector caches; the idle worker that finished last is
+chosen first, so a steady stream of calls keeps landing on warm caches.
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ def receive(source: BinaryIO) -> tuple[Frame, bytes]:
 
 
 class _Worker:
-    """One worker process and its two pipes; `started` once it said it is ready."""
+    """One worker process and its two pipes; `ready` reads its ready frame, `started` once it said it is ready."""
 
     def __init__(self, level: logging.Level) -> None:
         requests_read, requests_write = os.pipe()
@@ -97,6 +98,7 @@ class _Worker:
         os.close(responses_write)
         self.requests: BinaryIO = os.fdopen(requests_write, "wb")
         self.responses: BinaryIO = os.fdopen(responses_read, "rb")
+        self.ready: asyncio.Future[tuple[Frame, bytes]] | None = None
         self.started = False
 
     def call(self, request: bytes) -> tuple[Frame, bytes]:
@@ -168,7 +170,7 @@ class WorkerPool:
             if heavy:
                 await held.enter_async_context(self._heavy)
             await held.enter_async_context(self._slots)
-            worker = self._idle.pop()  # the one that finished last: its caches are warmest
+            worker = self._take()
             job.working = True
             try:
                 if worker.process.poll() is not None:  # died while idle: nobody's request was lost
@@ -184,10 +186,22 @@ class WorkerPool:
             finally:
                 self._idle.append(worker)  # idle again: its exchange is over, or it was replaced
 
+    def _take(self) -> _Worker:
+        """The idle worker that finished last (its caches are warmest), among those started if any is."""
+        for i in range(len(self._idle) - 1, -1, -1):
+            worker = self._idle[i]
+            if worker.started or (worker.ready is not None and worker.ready.done()):
+                return self._idle.pop(i)
+        return self._idle.pop()
+
+    def _read_ready(self, worker: _Worker) -> asyncio.Future[tuple[Frame, bytes]]:
+        if worker.ready is None:
+            worker.ready = asyncio.get_running_loop().run_in_executor(self._io, receive, worker.responses)
+        return worker.ready
+
     async def _start(self, worker: _Worker) -> None:
         """Wait for the worker's ready frame: its start-up does not count against a request's deadline."""
-        loop = asyncio.get_running_loop()
-        ready = loop.run_in_executor(self._io, receive, worker.responses)
+        ready = self._read_ready(worker)
         done, _ = await asyncio.wait({ready}, timeout=_START_SECONDS)
         if not done or ready.exception() is not None:
             worker.process.kill()
@@ -231,7 +245,9 @@ class WorkerPool:
     async def _replace(self, worker: _Worker) -> _Worker:
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(self._io, worker.stop)
-        return _Worker(self._level)
+        fresh = _Worker(self._level)
+        self._read_ready(fresh)  # it starts while idle: whoever takes it next waits less, or not at all
+        return fresh
 
     async def close(self) -> None:
         """Stop every worker, once the calls still holding one have ended (their callers are gone by now)."""

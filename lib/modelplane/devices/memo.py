@@ -1,16 +1,21 @@
 """Caches bounded by the bytes they hold, keyed by short digests.
 
-Selector caches live as long as the function process, and their keys and values come from
-requests: counted in entries, a cache keyed by 10 KiB expressions holding compiled programs could
-reach a gibibyte. These count an estimate of each entry's bytes instead, evict the least recently
-used entries past the budget, and key entries by 16-byte digests rather than by the text.
+Selector caches, like every cache of the function server, live as long as its process, and their
+keys and values come from requests: counted in entries, a cache keyed by 10 KiB expressions holding
+compiled programs could reach a gibibyte. These count an estimate of each entry's bytes instead,
+evict the least recently used entries past the budget, and key entries by 16-byte digests rather
+than by the text where they can.
 """
 
 from __future__ import annotations
 
 import hashlib
-from typing import Generic, TypeVar
+import sys
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator, MutableMapping
+from typing import Any, Generic, TypeVar, cast
 
+K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
 DIGEST_SIZE = 16
@@ -22,29 +27,34 @@ def digest(text: str | bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=DIGEST_SIZE).digest()
 
 
-class ByteBoundedCache(Generic[V]):
-    """Least-recently-used cache of at most `max_bytes` (as estimated by the caller on `put`)."""
+class BytesLRU(MutableMapping[K, V], Generic[K, V]):
+    """Least-recently-used map of at most `max_bytes`, each entry charged what the caller estimates.
 
-    def __init__(self, *, max_bytes: int) -> None:
+    `put` names an entry's size; `cache[key] = value` charges `size(key, value)` (given at construction).
+    """
+
+    def __init__(self, *, max_bytes: int, size: Callable[[K, V], int] | None = None) -> None:
         self.max_bytes = max_bytes
-        self._entries: dict[bytes, tuple[V, int]] = {}
+        self._size = size
+        self._entries: OrderedDict[K, tuple[V, int]] = OrderedDict()
         self._bytes = 0
-
-    def __len__(self) -> int:
-        return len(self._entries)
 
     @property
     def bytes(self) -> int:
         return self._bytes
 
-    def get(self, key: bytes) -> V | None:
-        entry = self._entries.pop(key, None)
-        if entry is None:
-            return None
-        self._entries[key] = entry  # now the most recently used
-        return entry[0]
+    def __getitem__(self, key: K) -> V:
+        value = self._entries[key][0]
+        self._entries.move_to_end(key)  # now the most recently used
+        return value
 
-    def put(self, key: bytes, value: V, size: int) -> None:
+    def __setitem__(self, key: K, value: V) -> None:
+        if self._size is None:
+            msg = "this cache is filled with put(), which names each entry's size"
+            raise TypeError(msg)
+        self.put(key, value, self._size(key, value))
+
+    def put(self, key: K, value: V, size: int) -> None:
         """Store `value`, estimated at `size` bytes; an entry larger than the budget is not kept."""
         old = self._entries.pop(key, None)
         if old is not None:
@@ -52,11 +62,37 @@ class ByteBoundedCache(Generic[V]):
         if size > self.max_bytes:
             return
         while self._entries and self._bytes + size > self.max_bytes:
-            evicted = next(iter(self._entries))
-            self._bytes -= self._entries.pop(evicted)[1]
+            self._bytes -= self._entries.popitem(last=False)[1][1]
         self._entries[key] = (value, size)
         self._bytes += size
+
+    def __delitem__(self, key: K) -> None:
+        self._bytes -= self._entries.pop(key)[1]
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
     def clear(self) -> None:
         self._entries.clear()
         self._bytes = 0
+
+
+class ByteBoundedCache(BytesLRU[bytes, V]):
+    """A BytesLRU keyed by digests."""
+
+
+def footprint(data: Any) -> int:
+    """The memory plain data takes (dicts, lists, tuples, strings, numbers), object by object.
+
+    Shared objects are counted each time they are reached: the estimate is never below the truth.
+    """
+    size = sys.getsizeof(data)
+    if isinstance(data, dict):
+        mapping = cast("dict[Any, Any]", data)
+        return size + sum(footprint(k) + footprint(v) for k, v in mapping.items())
+    if isinstance(data, list | tuple):
+        return size + sum(footprint(v) for v in cast("list[Any] | tuple[Any, ...]", data))
+    return size

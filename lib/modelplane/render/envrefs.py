@@ -6,20 +6,32 @@ reference stays as written: kubernetes third_party/forked/golang/expansion). The
 `eval` the args, so a value the kubelet pasted into a single-quoted word is parsed as shell: one
 `'` in a Secret-fed API key ends the quoting and splits or runs the rest.
 
-`shell_word` quotes an arg for the `eval` and turns each reference to an env var the container
-declares into `"${NAME}"`, which the kubelet leaves alone (it is not `$(`) and the `eval` expands
-as one word, never re-parsed: vLLM receives what the kubelet would have pasted, whatever it holds.
-References to names the container does not declare (the presets' own env, envFrom, service links)
-keep the kubelet's expansion, as before.
+So the value must reach the `eval` through a shell variable instead, expanded inside double quotes
+(`"${VAR}"`): one word, never re-parsed. NAME itself cannot be that variable: Kubernetes accepts any
+printable ASCII but `=` in an env var name (apimachinery `IsRelaxedEnvVarName`), bash imports only
+the names that are shell identifiers (`API-KEY`, `a.b` are not), and bash sets some identifiers
+itself whatever the environment says (`UID`, `PWD`, `SHLVL`, `_`, `BASH_*`, ...). Each referenced
+name therefore gets an alias env var of our own, `MODELPLANE_ENV_<hash of NAME>`, appended after the
+container's env with the value `$(NAME)`: the kubelet expands env values too, against the vars
+declared before them, so the alias holds exactly what the kubelet would have pasted into the arg.
+The arg refers to `"${alias}"`, which the kubelet leaves alone (it is not `$(`).
+
+References to names the container does not declare (the presets' own env, service links) keep
+the kubelet's expansion, as before: their values are not the tenant's.
 """
 
 from __future__ import annotations
 
-import re
+import hashlib
 import shlex
-from collections.abc import Iterator, Set
+from collections.abc import Iterator, Mapping, Sequence, Set
 
-_SHELL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+ALIAS_PREFIX = "MODELPLANE_ENV_"
+
+
+def alias(name: str) -> str:
+    """The env var that carries `$(name)`'s value to the `eval` (a shell identifier bash leaves alone)."""
+    return ALIAS_PREFIX + hashlib.sha256(name.encode()).hexdigest()[:16].upper()
 
 
 def _parts(arg: str, declared: Set[str]) -> Iterator[tuple[str, bool]]:
@@ -35,7 +47,7 @@ def _parts(arg: str, declared: Set[str]) -> Iterator[tuple[str, bool]]:
                 i += 2
                 continue
             name = arg[i + 2 : close]
-            if name in declared and _SHELL_NAME.fullmatch(name):
+            if name in declared:
                 if i > literal_from:
                     yield arg[literal_from:i], False
                 yield name, True
@@ -48,8 +60,29 @@ def _parts(arg: str, declared: Set[str]) -> Iterator[tuple[str, bool]]:
 
 
 def shell_word(arg: str, declared: Set[str] = frozenset()) -> str:
-    """`arg` as one word of shell text that the kubelet and then the `eval` turn into what the kubelet alone would."""
+    """`arg` as one word of shell text that the kubelet and then the `eval` turn into what the kubelet alone would.
+
+    Each reference to a declared env var becomes its alias (`aliases` gives the env vars to add).
+    """
     parts = list(_parts(arg, declared))
     if not any(is_ref for _, is_ref in parts):
         return shlex.quote(arg)
-    return "".join(f'"${{{text}}}"' if is_ref else shlex.quote(text) for text, is_ref in parts)
+    return "".join(f'"${{{alias(text)}}}"' if is_ref else shlex.quote(text) for text, is_ref in parts)
+
+
+def referenced(args: Sequence[str], declared: Set[str]) -> list[str]:
+    """The declared env var names the args refer to, sorted (each once)."""
+    return sorted({text for a in args for text, is_ref in _parts(a, declared) if is_ref})
+
+
+def aliases(args: Sequence[str], declared: Set[str]) -> list[Mapping[str, str]]:
+    """The alias env vars `shell_word`'s words need, in a stable order: append them after the container's env.
+
+    A declared name that is itself one of these aliases would be shadowed: that is a ValueError.
+    """
+    out = [{"name": alias(name), "value": f"$({name})"} for name in referenced(args, declared)]
+    clash = sorted(e["name"] for e in out if e["name"] in declared)
+    if clash:
+        msg = f"env var {clash[0]} has a name the function reserves for env references ({ALIAS_PREFIX}*)"
+        raise ValueError(msg)
+    return sorted(out, key=lambda e: e["name"])

@@ -41,6 +41,7 @@ from typing import Any, cast
 
 from modelplane.model import KSERVE_VERSIONS
 from modelplane.render.args import shell_words
+from modelplane.render.envrefs import aliases
 from modelplane.render.rendered import RenderError
 
 ADDITIONAL_ARGS_ENV = "VLLM_ADDITIONAL_ARGS"
@@ -104,6 +105,15 @@ def _env_name(entry: Any) -> object:
     return cast("Mapping[str, Any]", entry).get("name") if isinstance(entry, Mapping) else None
 
 
+def _aliased(extra: Sequence[str], declared: frozenset[str], env: Sequence[Any]) -> list[Any] | None:
+    """The env with the alias vars the shell-quoted args refer to appended (None: none needed)."""
+    try:
+        added = aliases(extra, declared)
+    except ValueError as e:
+        raise RenderError(str(e)) from None
+    return [*env, *added] if added else None
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Launcher:
     """How one workload's preset starts vLLM: what its container's args (or env) must carry."""
@@ -119,14 +129,20 @@ class Launcher:
         c = self.convention
         declared = frozenset(name for e in env if isinstance(name := _env_name(e), str))
         if self.multi_node:
+            words, aliased = shell_words(extra, declared), _aliased(extra, declared, env)
             if c.multi_node_forwards_args:
-                return shell_words(extra, declared), None
-            return (), self._additional_args(shell_words(extra, declared), env)
+                return words, aliased
+            return (), self._additional_args(words, env if aliased is None else aliased)
         flags = (f"--tensor-parallel-size={self.tensor}",) if self.tensor else ()
-        args = (*flags, *(shell_words(extra, declared) if c.single_node_eval else extra))
-        if args and c.restates_preset_args:
-            args = ("--served-model-name", self.model_name, "--port", str(self.port), "--disable-log-requests", *args)
-        return args, None
+        if not c.single_node_eval:  # vLLM gets the args as the kubelet expands them: nothing re-parses them
+            return self._restated((*flags, *extra)), None
+        return self._restated((*flags, *shell_words(extra, declared))), _aliased(extra, declared, env)
+
+    def _restated(self, args: tuple[str, ...]) -> tuple[str, ...]:
+        """On 0.16 our args replace the preset's own flags, so they are restated first."""
+        if args and self.convention.restates_preset_args:
+            return ("--served-model-name", self.model_name, "--port", str(self.port), "--disable-log-requests", *args)
+        return args
 
     def _additional_args(self, words: tuple[str, ...], env: Sequence[Any]) -> list[Any] | None:
         """The env with `words` appended to VLLM_ADDITIONAL_ARGS (None: nothing to add)."""

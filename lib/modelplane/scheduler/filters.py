@@ -184,9 +184,10 @@ def _enough_free_nodes(ctx: Context, cluster: Cluster) -> Status:
 FILTERS: tuple[Filter, ...] = (
     Filter(name="Ready", check=_ready),
     Filter(name="NamespaceAdmitted", check=_namespace_admitted),
-    Filter(name="KaiAllowed", check=_kai_allowed),
     Filter(name="ClusterSelector", check=_cluster_selector),
     Filter(name="TaintToleration", check=_taints_tolerated),
+    # after the selector and taints: a cluster the deployment would never use need not say what queues it allows
+    Filter(name="KaiAllowed", check=_kai_allowed),
     Filter(name="DeviceMatch", check=_pools_match_devices),
     Filter(name="ReplicasReadable", check=_replicas_readable),
     Filter(name=NODE_CAPACITY, check=_enough_free_nodes, uses_ledger=True, needs="DeviceMatch"),

@@ -7,8 +7,12 @@ safe loader makes of them: plain ones are typed by its own resolver and construc
 are strings. Anything else (flow collections other than `{}` and `[]`, tags, block
 or multi-line scalars, complex or merge keys, directives, tabs, escapes JSON lacks) raises
 `Unsupported` and the caller reads the text with libyaml instead; errors are libyaml's to report,
-so malformed text is declined too. Anchors and aliases of whole values are read (dumpers write
-shared objects so). Tests compare both readers on generated documents.
+so malformed text is declined too, and so is text libyaml reads differently line by line
+(characters it refuses or takes for line breaks, a byte-order mark past the start, anchor names it
+would not scan, an anchor defined twice). Anchors and aliases of whole values are read (dumpers
+write shared objects so) without copying: the reader counts the nodes a document expands into and
+how many come through aliases, so the caller can bound the expansion before anything copies it.
+Tests compare both readers on generated documents and on fuzzed text.
 """
 
 from __future__ import annotations
@@ -21,6 +25,13 @@ from typing import Any
 _DOUBLE = re.compile(r'"(?:[^"\\]|\\["\\bfnrt])*"')
 _SINGLE = re.compile(r"'(?:[^']|'')*'")
 _FLOW_START = frozenset("[{&*!|>%@`")
+_ANCHOR = re.compile(r"[0-9A-Za-z_-]+")  # what libyaml scans as an anchor or alias name
+# Characters libyaml refuses (not printable), takes as line breaks (NEL, LS, PS) or the lines
+# here would keep (tab, CR); a byte-order mark is read only at the very start.
+_LINE_BY_LINE_UNSAFE = re.compile(
+    "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+)
+_BOM = "\ufeff"
 
 
 class Unsupported(Exception):  # noqa: N818 - control flow: "read this text with libyaml"
@@ -38,6 +49,12 @@ class _Reader:
         self.plain = plain  # a plain scalar's value, as the safe loader types it
         self.i = 0
         self.anchors: dict[str, Any] = {}
+        # Nodes the document expands into, as go-yaml counts its decodes (yamlio.py): each
+        # collection adds its entries' keys and values or its items when it ends, an alias the
+        # nodes under its anchor's value.
+        self.nodes = 1
+        self.aliased = 0
+        self.inner: dict[str, int] = {}  # an anchor's value: the nodes under it
         # `key: value` lines repeat across a fleet ("count: 8"): each distinct one is read once.
         # Only immutable values are kept, so no two documents share a dict or a list.
         self.known = known
@@ -47,9 +64,15 @@ class _Reader:
         if not rest.startswith("&"):
             return None, rest
         name, _, after = rest[1:].partition(" ")
-        if not name:
+        if not _ANCHOR.fullmatch(name) or name in self.anchors:  # libyaml's names; a duplicate is an error
             raise Unsupported
         return name, after.lstrip(" ")
+
+    def _define(self, name: str, value: Any, nodes_before: int) -> None:
+        if name in self.anchors:  # defined again inside its own value
+            raise Unsupported
+        self.anchors[name] = value
+        self.inner[name] = self.nodes - nodes_before
 
     def block(self, indent: int) -> Any:
         content = self.lines[self.i][1]
@@ -71,10 +94,14 @@ class _Reader:
             if col != indent or not (content == "-" or content.startswith("- ")):
                 break
             anchor, rest = self._anchor(content[1:].lstrip(" "))
+            before = self.nodes
+            starts_block = rest == "-" or rest.startswith("- ") or (bool(rest) and _key_end(rest) >= 0)
+            if anchor is not None and starts_block:  # `- &a x: y` anchors the key x, not the mapping
+                raise Unsupported
             if not rest:
                 self.i += 1
                 value = self._nested(indent)
-            elif rest == "-" or rest.startswith("- ") or _key_end(rest) >= 0:
+            elif starts_block:
                 # The item starts on the dash's line: read it as if it began on its own line there.
                 lines[self.i] = (indent + len(content) - len(rest), rest)
                 value = self.block(lines[self.i][0])
@@ -82,8 +109,9 @@ class _Reader:
                 self.i += 1
                 value = self.scalar(rest, indent)
             if anchor is not None:
-                self.anchors[anchor] = value
+                self._define(anchor, value, before)
             out.append(value)
+        self.nodes += len(out)
         return out
 
     def mapping(self, indent: int) -> dict[str, Any]:
@@ -111,6 +139,7 @@ class _Reader:
                 raise Unsupported
             key = self.key(content[:end])
             anchor, rest = self._anchor(content[end + 1 :].lstrip(" "))
+            before = self.nodes
             self.i += 1
             if anchor is None and (not rest or rest[0] == "#"):
                 self.known[content] = (key, _NESTED)
@@ -121,8 +150,9 @@ class _Reader:
                 if anchor is None and rest[0] != "*" and value.__class__ not in (dict, list):
                     self.known[content] = (key, value)
             if anchor is not None:
-                self.anchors[anchor] = value
+                self._define(anchor, value, before)
             out[key] = value
+        self.nodes += 2 * len(out)
         return out
 
     def _block_value(self, indent: int) -> Any:
@@ -167,8 +197,11 @@ class _Reader:
             return self.quoted(text)
         if first == "*":  # an alias of a value anchored earlier in the document
             name = text[1:].split(" #", maxsplit=1)[0].rstrip(" ")
-            if name not in self.anchors or " " in name:
+            if name not in self.anchors or not _ANCHOR.fullmatch(name):
                 raise Unsupported
+            inner = self.inner[name]
+            self.nodes += inner
+            self.aliased += inner + 1
             return self.anchors[name]
         if first in _FLOW_START:
             if text in ("{}", "[]"):
@@ -201,7 +234,9 @@ def _key_end(content: str) -> int:
 
 def _lines(text: str) -> list[list[tuple[int, str]]]:
     """Each document's significant lines; Unsupported for what only libyaml should read."""
-    if "\t" in text or "\r" in text:
+    if text.startswith(_BOM):
+        text = text[1:]
+    if _LINE_BY_LINE_UNSAFE.search(text):
         raise Unsupported
     documents: list[list[tuple[int, str]]] = [[]]
     for line in text.split("\n"):
@@ -221,8 +256,14 @@ def _lines(text: str) -> list[list[tuple[int, str]]]:
     return documents
 
 
-def load_all(text: str, plain: Callable[[str], Any]) -> list[Any]:
-    """Every document of the stream (None for an empty one), or Unsupported."""
+def load_all(
+    text: str, plain: Callable[[str], Any], expansion: Callable[[int, int], None] = lambda _n, _a: None
+) -> list[Any]:
+    """Every document of the stream (None for an empty one), or Unsupported.
+
+    `expansion` is called with each document's (nodes, nodes through an alias) once it is read,
+    before any document is returned: it may raise to refuse the stream.
+    """
     out: list[Any] = []
     known: dict[str, tuple[Any, ...]] = {}
     for lines in _lines(text):
@@ -240,5 +281,6 @@ def load_all(text: str, plain: Callable[[str], Any]) -> list[Any]:
             raise Unsupported
         if reader.i != len(lines):
             raise Unsupported
+        expansion(reader.nodes, reader.aliased)
         out.append(value)
     return out

@@ -9,7 +9,7 @@ most common reason's first cluster and its specifics, so the line alone says wha
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import names
@@ -20,25 +20,28 @@ from modelplane_function.cli.render.xr import name_of, namespace_of
 from modelplane_function.handlers.convert import to_dict
 
 
-def main_causes(requests: Iterable[bytes]) -> dict[tuple[str, str], str]:
-    """(namespace, name) of each deployment whose clusters turned it down -> its main cause, in words."""
+def main_causes(requests: Iterable[bytes], wanted: Set[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """(namespace, name) of each `wanted` deployment whose clusters turned it down -> its main cause, in words."""
     out: dict[tuple[str, str], str] = {}
     for wire in requests:
         req = fnv1.RunFunctionRequest.FromString(wire)
+        xr = to_dict(req.observed.composite.resource)
+        if (namespace_of(xr), name_of(xr)) not in wanted:
+            continue  # scheduling a 1,000-cluster fleet again costs a second: only where a line needs it
         _, inputs, result = scheduled(req)
         if inputs is None or isinstance(result, str):
             continue  # not scheduled: the condition says why
         found = result.diagnosis.main_cause()
         if found is not None:
             cluster, status = found
-            xr = to_dict(req.observed.composite.resource)
             out[(namespace_of(xr), name_of(xr))] = f"{cluster} {status.reason} ({status.detail})"
     return out
 
 
 def with_causes(found: Sequence[Finding], requests: Iterable[bytes], rest: str) -> list[Finding]:
     """`found`, each deployment's unplaced-replicas failure naming its main cause and where `rest` is."""
-    causes = main_causes(requests)
+    wanted = {(f.namespace, f.name) for f in found if isinstance(f, Failure) and _unplaced(f)}
+    causes = main_causes(requests, wanted) if wanted else {}
     out: list[Finding] = []
     for f in found:
         cause = causes.get((f.namespace, f.name)) if isinstance(f, Failure) and _unplaced(f) else None

@@ -24,9 +24,12 @@ def _files(path: Path) -> list[Path]:
 
 def _read(file: Path, parse: Callable[[str], list[T]]) -> list[T]:
     try:
-        return parse(file.read_text())
+        return parse(yamlio.decode(file.read_bytes()))
     except (OSError, yaml.YAMLError) as e:
         msg = f"cannot read {file}: {e}"
+        raise RenderFailure(msg) from e
+    except UnicodeDecodeError as e:
+        msg = f"cannot read {file}: not UTF-8 or UTF-16 text ({e.reason} at byte {e.start})"
         raise RenderFailure(msg) from e
     except RecursionError as e:
         msg = f"cannot read {file}: nested too deeply (or an alias refers to itself)"

@@ -11,6 +11,22 @@ with three differences that only make it faster or closer to what the API server
 - Timestamps stay the strings they were written as, and non-string keys become strings: a
   Kubernetes object carries both as JSON strings.
 
+Bytes are decoded as libyaml detects an encoding: UTF-8, or UTF-16 when a byte-order mark says so,
+and a leading byte-order mark is not part of the text (Windows editors write one). An integer no
+JSON number can hold (a float64: what protobuf's Struct and the API server store) is refused.
+
+A document whose aliases expand past what Kubernetes' YAML reader accepts is refused too. An alias
+repeats what its anchor holds, so a few hundred bytes of nested aliases describe billions of nodes
+(a "billion laughs"), and every later step that copies the document (encoding it for the
+function, printing it) would take minutes and gigabytes. go-yaml v2 and v3 (decode.go
+`allowedAliasRatio`, which sigs.k8s.io/yaml and so kubectl and the API server use) count the nodes
+a document decodes into and how many of them come through an alias, and fail once more than 100
+did, more than 1,000 were decoded, and the aliased share exceeds 99% (up to 400,000 nodes, then
+falling linearly to 10% at 4,000,000). The same rule is applied here: to the counts the block
+reader keeps while reading (`refuse_excessive`), and over libyaml's node graph, where an alias is
+the same node reached again, by a walk that stops as soon as the rule fails (`check_aliases`):
+either costs at most a few hundred thousand steps whatever the expansion.
+
 The cycle collector is paused while loading: the parse allocates millions of objects that all
 survive, and each collection would rescan everything loaded so far (a 1,000-cluster fleet's parse
 took 2.5 times longer with it).
@@ -18,9 +34,10 @@ took 2.5 times longer with it).
 
 from __future__ import annotations
 
+import codecs
 import datetime
 import gc
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -33,6 +50,96 @@ from modelplane_function.cli.render.wire import HEAD_KEYS, Doc, NodeEncoder, Obj
 _TAG = "tag:yaml.org,2002:"
 _STR, _MAP, _SEQ, _TIMESTAMP = _TAG + "str", _TAG + "map", _TAG + "seq", _TAG + "timestamp"
 _CONSTRUCTED = frozenset({_TAG + "int", _TAG + "float", _TAG + "bool", _TAG + "null"})
+
+RATIO_RANGE_LOW = 400_000
+RATIO_RANGE_HIGH = 4_000_000
+
+
+class ExcessiveAliasingError(yaml.YAMLError):
+    pass
+
+
+_MESSAGE = "document contains excessive aliasing (Kubernetes' YAML reader refuses it too)"
+
+
+def allowed_ratio(decoded: int) -> float:
+    """The share of decoded nodes that may come through aliases (go-yaml `allowedAliasRatio`)."""
+    if decoded <= RATIO_RANGE_LOW:
+        return 0.99
+    if decoded >= RATIO_RANGE_HIGH:
+        return 0.10
+    return 0.99 - 0.89 * (decoded - RATIO_RANGE_LOW) / (RATIO_RANGE_HIGH - RATIO_RANGE_LOW)
+
+
+def _excessive(decoded: int, aliased: int) -> bool:
+    return aliased > 100 and decoded > 1000 and aliased / decoded > allowed_ratio(decoded)  # noqa: PLR2004 - go-yaml's
+
+
+def refuse_excessive(decoded: int, aliased: int) -> None:
+    """Raise ExcessiveAliasingError when a document decoded into `decoded` nodes, `aliased` through aliases."""
+    if _excessive(decoded, aliased):
+        raise ExcessiveAliasingError(_MESSAGE)
+
+
+def check_aliases(root: Any, children: Callable[[Any], Iterable[Any] | None]) -> None:
+    """Raise ExcessiveAliasingError when `root` expands as go-yaml would refuse to decode it.
+
+    `children` gives a collection's members (a mapping's keys and values) and None for a scalar.
+    A collection met again is an alias: it and everything under it count as aliased.
+    """
+    decoded = aliased = 0
+    seen: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, in_alias = stack.pop()
+        members = children(node)
+        if members is not None:
+            if id(node) in seen:
+                in_alias = True
+            else:
+                seen.add(id(node))
+        decoded += 1
+        aliased += in_alias
+        if _excessive(decoded, aliased):
+            raise ExcessiveAliasingError(_MESSAGE)
+        if members is not None:
+            stack.extend((m, in_alias) for m in members)
+
+
+def node_children(node: Node) -> Iterable[Node] | None:
+    if isinstance(node, MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, SequenceNode):
+        return node.value  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    return None
+
+
+_BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def decode(data: bytes) -> str:
+    """A YAML file's text: UTF-8, or the encoding its byte-order mark names (the mark dropped).
+
+    Raises UnicodeDecodeError.
+    """
+    encoding = next((name for bom, name in _BOMS if data.startswith(bom)), "utf-8")
+    return data.decode(encoding)
+
+
+class NumberTooLargeError(yaml.YAMLError):
+    pass
+
+
+def _json_number(value: Any) -> Any:
+    """`value`, unless it is an integer too large for a float64 (Struct and JSON numbers are ones)."""
+    if value.__class__ is int:
+        try:
+            float(value)
+        except OverflowError:
+            msg = f"an integer of {len(str(abs(value)))} digits is too large for a JSON number"
+            raise NumberTooLargeError(msg) from None
+    return value
+
 
 _CLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _CDumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -76,7 +183,11 @@ class _Builder:
         if tag == _TIMESTAMP:
             value = text
         elif tag in _CONSTRUCTED:
-            value = self._loader.construct_object(node)
+            try:
+                value = _json_number(self._loader.construct_object(node))
+            except NumberTooLargeError as e:
+                msg = f"{e}{node.start_mark or ''}"
+                raise NumberTooLargeError(msg) from None
         else:
             raise Unusual
         self._scalars[key] = value
@@ -109,7 +220,7 @@ def _jsonable(value: Any) -> Any:
         return {str(k): _jsonable(v) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
     if isinstance(value, list):
         return [_jsonable(v) for v in value]  # pyright: ignore[reportUnknownVariableType]
-    return value
+    return _json_number(value)
 
 
 @contextmanager
@@ -135,18 +246,30 @@ def _plain_reader() -> Callable[[str], Any]:
         tag = loader.resolve(ScalarNode, text, (True, False))
         try:
             value = values[text] = builder.scalar(ScalarNode(tag, text))
-        except Unusual as e:
+        except (Unusual, NumberTooLargeError) as e:  # libyaml's path says where the number is
             raise blockyaml.Unsupported from e
         return value
 
     return plain
 
 
+def _nodes(loader: _Loader, text: str) -> Iterator[Node]:
+    """Each document's node, its alias expansion bounded (only a text with `*` can hold an alias)."""
+    may_alias = "*" in text
+    while loader.check_node():
+        node = loader.get_node()
+        if node is None:
+            continue
+        if may_alias:
+            check_aliases(node, node_children)
+        yield node
+
+
 def _fast(text: str) -> list[Any] | None:
     """The documents by the block-style reader, or None when it declines the text."""
     try:
         with collector_paused():
-            return blockyaml.load_all(text, _plain_reader())
+            return blockyaml.load_all(text, _plain_reader(), refuse_excessive)
     except blockyaml.Unsupported:
         return None
 
@@ -161,10 +284,7 @@ def load_all(text: str) -> list[Any]:
     out: list[Any] = []
     try:
         with collector_paused():
-            while loader.check_node():
-                node = loader.get_node()
-                if node is None:
-                    continue
+            for node in _nodes(loader, text):
                 try:
                     out.append(builder.build(node))
                 except Unusual:
@@ -201,10 +321,7 @@ def encode_all(text: str) -> list[Doc]:
     out = []
     try:
         with collector_paused():
-            while loader.check_node():
-                node = loader.get_node()
-                if node is None:
-                    continue
+            for node in _nodes(loader, text):
                 try:
                     if not isinstance(node, MappingNode):
                         if builder.build(node) is None:
