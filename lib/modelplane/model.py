@@ -106,6 +106,20 @@ class Toleration:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RolloutStrategy:
+    """How a template change reaches running replicas (spec.rollout), with Deployment's meaning.
+
+    maxUnavailable and maxSurge are an int or a percent string ("25%") of spec.replicas; the
+    defaults take at most one replica down at a time and surge one where the fleet has room.
+    """
+
+    max_unavailable: int | str = 1
+    max_surge: int | str = 1
+    progress_deadline_seconds: int = 600
+    paused: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DeviceRequest:
     """One named device request of a member: `count` devices per node matching every selector."""
 
@@ -175,6 +189,7 @@ class Deployment:
     priority_class_name: str | None = None
     spread: SpreadPolicy = SpreadPolicy.PREFERRED
     template_labels: Mapping[str, str] = field(default_factory=_empty)
+    rollout: RolloutStrategy = field(default_factory=RolloutStrategy)
     # labels of the deployment's Namespace, for tenant admission; None when the Namespace was not
     # found, so a cluster admitting by namespace labels can neither be proven to admit nor to refuse
     namespace_labels: Mapping[str, str] | None = field(default_factory=_empty)
@@ -267,6 +282,19 @@ class PoolCharge:
     def __add__(self, other: PoolCharge) -> PoolCharge:
         return PoolCharge(nodes=self.nodes + other.nodes, groups=tuple(sorted((*self.groups, *other.groups))))
 
+    def beyond(self, other: PoolCharge | None) -> PoolCharge:
+        """What this charge holds that `other` does not: the extra nodes, the groups `other` lacks."""
+        if other is None:
+            return self
+        rest = list(other.groups)
+        extra: list[DeviceGroup] = []
+        for g in self.groups:
+            if g in rest:
+                rest.remove(g)
+            else:
+                extra.append(g)
+        return PoolCharge(nodes=max(self.nodes - other.nodes, 0), groups=tuple(extra))
+
 
 def engine_charge(copies: int, members: tuple[tuple[int, int], ...]) -> PoolCharge:
     """An engine's charge from its claiming members as (pods per copy, devices per pod).
@@ -350,6 +378,8 @@ class ModelReplica:
     created: str | None = None
     deleting: bool = False
     kserve_version: str | None = None  # its cluster's, copied at placement; None = the newest
+    # the deployment template revision it renders (modelplane.rollout.revision); None = unknown
+    revision: str | None = None
 
     def charges_by_pool(self) -> Mapping[str, PoolCharge]:
         """What this replica holds per pool, as whole nodes and as device groups (capacity.py)."""

@@ -25,6 +25,7 @@ LABEL_POOL = "modelplane.ai/pool"
 LABEL_ENGINE = "modelplane.ai/engine"
 LABEL_REPLICA = "modelplane.ai/replica"
 LABEL_DEPLOYMENT_NAMESPACE = "modelplane.ai/deployment-namespace"
+LABEL_REVISION = "modelplane.ai/revision"  # the deployment template revision a ModelReplica renders
 RESERVED_LABEL_PREFIX = "modelplane.ai/"
 
 # What a standard KAI install creates (KAI-Scheduler v0.15.0, deployments/kai-scheduler): the queue
@@ -42,6 +43,7 @@ SYSTEM_PRIORITY_PREFIX = "system-"
 # Conditions on the ModelDeployment.
 CONDITION_REPLICAS_SCHEDULED = "ReplicasScheduled"
 CONDITION_REPLICAS_READY = "ReplicasReady"
+CONDITION_PROGRESSING = "Progressing"
 # Conditions on the ModelReplica.
 CONDITION_REPLICA_RENDERED = "ReplicaRendered"
 CONDITION_REPLICA_READY = "ReplicaReady"
@@ -70,12 +72,18 @@ REASON_OBJECT_FAILING = "ObjectFailing"  # a composed object reports a failing c
 REASON_PUBLISHED = "Published"
 REASON_REPLICAS_PLACED = "ReplicasPlaced"
 REASON_REPLICAS_REMOVED = "ReplicasRemoved"
+REASON_REPLICAS_UPDATED = "ReplicasUpdated"
 REASON_RESPONSE_TOO_LARGE = "ResponseTooLarge"
 REASON_REPLICAS_RELABELLED = "ReplicasRelabelled"
 REASON_NAMESPACE_NOT_ADMITTED = "NamespaceNotAdmitted"
 REASON_CLUSTER_NOT_FOUND = "ClusterNotFound"
 REASON_NAMESPACE_NOT_FOUND = "NamespaceNotFound"
 REASON_SCHEDULING_NOT_ALLOWED = "SchedulingNotAllowed"
+# Progressing, after a Deployment's (ReplicaSetUpdated, NewReplicaSetAvailable, DeploymentPaused).
+REASON_ROLLING_OUT = "RollingOut"
+REASON_ROLLOUT_COMPLETE = "RolloutComplete"
+REASON_ROLLOUT_PAUSED = "RolloutPaused"
+REASON_PROGRESS_DEADLINE_EXCEEDED = "ProgressDeadlineExceeded"
 
 MAX_NAME = 63
 MAX_LABEL_VALUE = 63

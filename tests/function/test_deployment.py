@@ -18,7 +18,7 @@ from modelplane.scheduler.retain import REASON_CLUSTER_DELETED, REASON_NO_EXECUT
 
 from .conftest import as_dict
 from .factories import cluster, deployment, request, resolved, with_ready
-from .wants import MD_REQUIREMENTS, condition, placement_entry, replica, response, result
+from .wants import MD_REQUIREMENTS, Rollout, condition, placement_entry, replica, response, result, revision_of
 
 
 def rn(cluster_name: str, index: int) -> str:
@@ -26,6 +26,8 @@ def rn(cluster_name: str, index: int) -> str:
 
 
 BAD_CEL = 'device.driver == "gpu.nvidia.com" &&'
+DRAIN = {"key": "drain", "value": "true", "effect": "NoExecute"}
+R8 = revision_of(gpus=8)  # of deployment(gpus=8)
 
 
 def observed_replica(cluster_name: str, index: int = 0, *, ready: str = "True", **kw: Any) -> dict[str, Any]:
@@ -76,6 +78,7 @@ CASES = [
         name="fresh placement spreads two replicas over two clusters",
         req=request(deployment(replicas=2), required=resolved(clusters=[cluster("a"), cluster("b")])),
         want=response(
+            rollout=Rollout(desired=2),
             status={"replicas": {"total": 2, "ready": 0}, "placement": [placement_entry("a"), placement_entry("b")]},
             resources={"replica-a-0": (replica("a"), False), "replica-b-0": (replica("b"), False)},
             conditions=[scheduled(2, 2), ready(0, 2)],
@@ -93,6 +96,7 @@ CASES = [
             required=resolved(clusters=[cluster("a"), cluster("b")], replicas=[observed_replica("a")]),
         ),
         want=response(
+            rollout=Rollout(desired=1),
             status={"replicas": {"total": 1, "ready": 1}, "placement": [placement_entry("a")]},
             resources=KEPT,
             conditions=[scheduled(1, 1), ready(1, 1)],
@@ -107,6 +111,7 @@ CASES = [
             required=resolved(clusters=[cluster("a"), cluster("b")]),
         ),
         want=response(
+            rollout=Rollout(desired=1),
             status={"replicas": {"total": 1, "ready": 1}, "placement": [placement_entry("a")]},
             resources=KEPT,
             conditions=[scheduled(1, 1), ready(1, 1)],
@@ -121,6 +126,7 @@ CASES = [
             required=resolved(clusters=[cluster("b"), cluster("c")]),
         ),
         want=response(
+            rollout=Rollout(desired=2),
             status={"replicas": {"total": 2, "ready": 1}, "placement": [placement_entry("b"), placement_entry("c")]},
             resources={"replica-b-0": (replica("b"), True), "replica-c-0": (replica("c"), False)},
             conditions=[scheduled(2, 2), ready(1, 2)],
@@ -134,15 +140,50 @@ CASES = [
         ),
     ),
     Case(
-        name="a drained cluster (NoExecute taint) evicts its replica to another cluster",
+        name="a drained cluster (NoExecute taint) keeps its Ready replica until a successor elsewhere is Ready",
         req=request(
             deployment(),
             observed={"replica-a-0": observed_replica("a")},
-            required=resolved(
-                clusters=[cluster("a", taints=[{"key": "drain", "value": "true", "effect": "NoExecute"}]), cluster("b")]
-            ),
+            required=resolved(clusters=[cluster("a", taints=[DRAIN]), cluster("b")]),
         ),
         want=response(
+            rollout=Rollout(desired=1),
+            status={"replicas": {"total": 2, "ready": 1}, "placement": [placement_entry("a"), placement_entry("b")]},
+            resources={"replica-a-0": (replica("a"), True), "replica-b-0": (replica("b"), False)},
+            conditions=[scheduled(1, 1), ready(1, 1)],
+            results=[result("NORMAL", "ReplicasPlaced", f"Placed 1 new replica: {rn('b', 0)} on b.")],
+            requirements=MD_REQUIREMENTS,
+        ),
+    ),
+    Case(
+        name="a drained cluster's replica leaves once its successor is Ready",
+        req=request(
+            deployment(),
+            observed={"replica-a-0": observed_replica("a"), "replica-b-0": observed_replica("b")},
+            required=resolved(clusters=[cluster("a", taints=[DRAIN]), cluster("b")]),
+        ),
+        want=response(
+            rollout=Rollout(desired=1),
+            status={"replicas": {"total": 1, "ready": 1}, "placement": [placement_entry("b")]},
+            resources={"replica-b-0": (replica("b"), True)},
+            conditions=[scheduled(1, 1), ready(1, 1)],
+            results=[
+                result(
+                    "NORMAL", "ReplicasRemoved", f"Removed 1 replica: {rn('a', 0)} from a ({REASON_NO_EXECUTE_TAINT})."
+                ),
+            ],
+            requirements=MD_REQUIREMENTS,
+        ),
+    ),
+    Case(
+        name="a drained cluster's replica that is not Ready is replaced at once",
+        req=request(
+            deployment(),
+            observed={"replica-a-0": observed_replica("a", ready="False")},
+            required=resolved(clusters=[cluster("a", taints=[DRAIN]), cluster("b")]),
+        ),
+        want=response(
+            rollout=Rollout(desired=1),
             status={"replicas": {"total": 1, "ready": 0}, "placement": [placement_entry("b")]},
             resources={"replica-b-0": (replica("b"), False)},
             conditions=[scheduled(1, 1), ready(0, 1)],
@@ -159,9 +200,10 @@ CASES = [
         name="partial placement says how many replicas were placed and why the rest were not",
         req=request(deployment(replicas=3, gpus=8), required=resolved(clusters=[cluster("a", nodes=2)])),
         want=response(
+            rollout=Rollout(desired=3, revision=R8),
             status={
                 "replicas": {"total": 2, "ready": 0},
-                "placement": [placement_entry("a", 0), placement_entry("a", 1)],
+                "placement": [placement_entry("a", 0, revision=R8), placement_entry("a", 1, revision=R8)],
                 "unplaced": {
                     "count": 1,
                     "summary": f"0/1 clusters are available: 1 {REASON_NO_CAPACITY}.",
@@ -204,9 +246,10 @@ CASES = [
             deployment(replicas=2.0, gpus=8.0), required=resolved(clusters=[cluster("a", nodes=2.0, gpus_per_node=8.0)])
         ),
         want=response(
+            rollout=Rollout(desired=2, revision=R8),
             status={
                 "replicas": {"total": 2, "ready": 0},
-                "placement": [placement_entry("a", 0), placement_entry("a", 1)],
+                "placement": [placement_entry("a", 0, revision=R8), placement_entry("a", 1, revision=R8)],
             },
             resources={
                 "replica-a-0": (replica("a", 0, gpus=8), False),
@@ -223,6 +266,7 @@ CASES = [
         name="scaling to zero removes replicas even when no cluster is left",
         req=request(deployment(replicas=0), observed={"replica-a-0": observed_replica("a")}, required=resolved()),
         want=response(
+            rollout=Rollout(desired=0),
             status={"replicas": {"total": 0, "ready": 0}, "placement": []},
             conditions=[
                 condition("ReplicasScheduled", "True", "ScaledToZero", "Scheduled 0 of 0 replicas."),
@@ -244,6 +288,7 @@ CASES = [
             required=resolved(clusters=[cluster("a")]),
         ),
         want=response(
+            rollout=Rollout(desired=0),
             status={"replicas": {"total": 0, "ready": 0}, "placement": []},
             conditions=[
                 condition("ReplicasScheduled", "True", "ScaledToZero", "Scheduled 0 of 0 replicas."),

@@ -12,12 +12,14 @@ from typing import Any
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api
+from modelplane.names import replica_name
 from modelplane.render import render_replica
+from modelplane.rollout import revision
 
 from .conftest import as_dict
 from .factories import cluster, deployment, replica_resolved, request, resolved, with_ready
 from .test_deployment import observed_replica, ready, scheduled
-from .wants import MD_REQUIREMENTS, condition, mr_requirements, placement_entry, replica, response, result
+from .wants import MD_REQUIREMENTS, REV, Rollout, condition, mr_requirements, placement_entry, replica, response, result
 
 ALLOWED_ON_A = (
     "it may use queue default-queue and priority class inference "
@@ -38,8 +40,15 @@ def kai_cluster(name: str, **kai: Any) -> dict[str, Any]:
     return obj
 
 
-def mr(cluster_name: str, *, queue: str = "default-queue", priority_class: str = "inference") -> dict[str, Any]:
-    obj = replica(cluster_name)
+def rev(**kw: Any) -> str:
+    """The template revision of md(**kw)."""
+    return revision(api.parse_deployment(md(**kw)))
+
+
+def mr(
+    cluster_name: str, *, queue: str = "default-queue", priority_class: str = "inference", revision: str = REV
+) -> dict[str, Any]:
+    obj = replica(cluster_name, revision=revision)
     obj["spec"]["scheduling"] = {"queue": queue, "priorityClassName": priority_class}
     return obj
 
@@ -74,8 +83,10 @@ def refused_results(detail: str) -> list[dict[str, str]]:
 
 
 def placed(xr_replica: dict[str, Any]) -> dict[str, Any]:
+    revision = xr_replica["metadata"]["labels"]["modelplane.ai/revision"]
     return response(
-        status={"replicas": {"total": 1, "ready": 0}, "placement": [placement_entry("a")]},
+        rollout=Rollout(desired=1, revision=revision),
+        status={"replicas": {"total": 1, "ready": 0}, "placement": [placement_entry("a", revision=revision)]},
         resources={"replica-a-0": (xr_replica, False)},
         conditions=[scheduled(1, 1), ready(0, 1)],
         results=[result("NORMAL", "ReplicasPlaced", f"Placed 1 new replica: {xr_replica['metadata']['name']} on a.")],
@@ -114,6 +125,7 @@ CASES = [
         name="another team's queue is refused, saying what the namespace may use",
         req=request(md(queue="team-b-premium"), required=resolved(clusters=[cluster("a")])),
         want=response(
+            rollout=Rollout(desired=1, revision=rev(queue="team-b-premium")),
             status=unplaced(f"{OTHER_QUEUE}: {ALLOWED_ON_A}"),
             conditions=refused(f"{OTHER_QUEUE}: {ALLOWED_ON_A}"),
             results=refused_results(f"{OTHER_QUEUE}: {ALLOWED_ON_A}"),
@@ -124,6 +136,7 @@ CASES = [
         name="a priority class the cluster does not list for the namespace is refused",
         req=request(md(priority_class="build"), required=resolved(clusters=[cluster("a")])),
         want=response(
+            rollout=Rollout(desired=1, revision=rev(priority_class="build")),
             status=unplaced(f"Namespace team-a may not use priority class build on InferenceCluster a: {ALLOWED_ON_A}"),
             conditions=refused(
                 f"Namespace team-a may not use priority class build on InferenceCluster a: {ALLOWED_ON_A}"
@@ -149,7 +162,14 @@ CASES = [
                 ]
             ),
         ),
-        want=placed(mr("a", queue="team-a-premium", priority_class="build")),
+        want=placed(
+            mr(
+                "a",
+                queue="team-a-premium",
+                priority_class="build",
+                revision=rev(queue="team-a-premium", priority_class="build"),
+            )
+        ),
     ),
     Case(
         name="what the cluster lists for another namespace is not this one's",
@@ -160,6 +180,7 @@ CASES = [
             ),
         ),
         want=response(
+            rollout=Rollout(desired=1, revision=rev(queue="team-b-premium")),
             status=unplaced(f"{OTHER_QUEUE}: {ALLOWED_ON_A}"),
             conditions=refused(f"{OTHER_QUEUE}: {ALLOWED_ON_A}"),
             results=refused_results(f"{OTHER_QUEUE}: {ALLOWED_ON_A}"),
@@ -173,6 +194,7 @@ CASES = [
             required=resolved(clusters=[cluster("a"), cluster("b", labels={"region": "us"})]),
         ),
         want=response(
+            rollout=Rollout(desired=1, revision=rev(queue="team-b-premium", match_labels={"region": "eu"})),
             status={
                 "replicas": {"total": 0, "ready": 0},
                 "placement": [],
@@ -237,16 +259,27 @@ CASES = [
         ),
     ),
     Case(
-        name="an existing replica stays when its deployment turns to another team's queue",
+        name="an existing replica is updated in place when its deployment turns to another team's queue",
         req=request(
             md(queue="team-b-premium"),
             observed={"replica-a-0": observed_replica("a")},
             required=resolved(clusters=[cluster("a")], replicas=[observed_replica("a")]),
         ),
         want=response(
-            status={"replicas": {"total": 1, "ready": 1}, "placement": [placement_entry("a")]},
-            resources={"replica-a-0": (mr("a", queue="team-b-premium"), True)},
+            rollout=Rollout(desired=1, revision=rev(queue="team-b-premium"), available=0),
+            status={
+                "replicas": {"total": 1, "ready": 1},
+                "placement": [placement_entry("a", revision=rev(queue="team-b-premium"))],
+            },
+            resources={"replica-a-0": (mr("a", queue="team-b-premium", revision=rev(queue="team-b-premium")), True)},
             conditions=[scheduled(1, 1), ready(1, 1)],
+            results=[
+                result(
+                    "NORMAL",
+                    "ReplicasUpdated",
+                    f"Updated 1 replica to revision {rev(queue='team-b-premium')}: {replica_name('llama', 'a', 0)}.",
+                )
+            ],
             requirements=MD_REQUIREMENTS,
         ),
     ),

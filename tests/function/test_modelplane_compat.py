@@ -12,11 +12,10 @@ import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api
 from modelplane.names import replica_name
-from modelplane.scheduler.retain import REASON_POOL_MISMATCH
 
 from .conftest import as_dict
 from .factories import H100, IMAGE, cluster, deployment, request, resolved, with_ready
-from .wants import MD_REQUIREMENTS, condition, placement_entry, replica, response, result
+from .wants import MD_REQUIREMENTS, Rollout, condition, placement_entry, replica, response, result
 
 
 def published(obj: dict[str, Any], *, gpus: int | None = None) -> dict[str, Any]:
@@ -107,6 +106,7 @@ DEPLOYMENT_CASES = [
             deployment(), required=resolved(clusters=[published(cluster("a"), gpus=0), published(cluster("b"))])
         ),
         want=response(
+            rollout=Rollout(desired=1),
             status={"replicas": {"total": 1, "ready": 0}, "placement": [placement_entry("b")]},
             resources={"replica-b-0": (replica("b"), False)},
             conditions=[scheduled(1, 1), ready(0, 1)],
@@ -115,24 +115,18 @@ DEPLOYMENT_CASES = [
         ),
     ),
     Case(
-        name="a replica whose pool now publishes 0 devices is re-placed, as Modelplane does",
+        name="a replica whose pool now publishes 0 devices is re-placed, and kept until its successor is Ready",
         req=request(
             deployment(),
             observed={"replica-a-0": with_ready(replica("a"))},
             required=resolved(clusters=[published(cluster("a"), gpus=0), published(cluster("b"))]),
         ),
         want=response(
-            status={"replicas": {"total": 1, "ready": 0}, "placement": [placement_entry("b")]},
-            resources={"replica-b-0": (replica("b"), False)},
-            conditions=[scheduled(1, 1), ready(0, 1)],
-            results=[
-                placed("b"),
-                result(
-                    "NORMAL",
-                    "ReplicasRemoved",
-                    f"Removed 1 replica: {replica_name('llama', 'a', 0)} from a ({REASON_POOL_MISMATCH}).",
-                ),
-            ],
+            rollout=Rollout(desired=1),
+            status={"replicas": {"total": 2, "ready": 1}, "placement": [placement_entry("a"), placement_entry("b")]},
+            resources={"replica-a-0": (replica("a"), True), "replica-b-0": (replica("b"), False)},
+            conditions=[scheduled(1, 1), ready(1, 1)],
+            results=[placed("b")],
             requirements=MD_REQUIREMENTS,
         ),
     ),
@@ -143,6 +137,7 @@ DEPLOYMENT_CASES = [
             required=resolved(clusters=[cluster("a", nodes=ONE_NODE), cluster("b", nodes=ONE_NODE)], replicas=[LEGACY]),
         ),
         want=response(
+            rollout=Rollout(desired=2),
             status={
                 "replicas": {"total": 1, "ready": 0},
                 "placement": [placement_entry("b")],
@@ -194,6 +189,7 @@ DEPLOYMENT_CASES = [
             required=resolved(clusters=[cluster("a"), cluster("b")], replicas=[OWN]),
         ),
         want=response(
+            rollout=Rollout(desired=1),
             status={"replicas": {"total": 1, "ready": 1}, "placement": [OWN_PLACEMENT]},
             resources={"replica-a-0": (RETAINED_OWN, True)},
             conditions=[scheduled(1, 1), ready(1, 1)],
@@ -208,6 +204,7 @@ DEPLOYMENT_CASES = [
             required=resolved(clusters=[cluster("a"), cluster("b")], replicas=[UNLABELLED]),
         ),
         want=response(
+            rollout=Rollout(desired=1),
             status={"replicas": {"total": 1, "ready": 1}, "placement": [OWN_PLACEMENT]},
             resources={"replica-a-0": (RETAINED_OWN, True)},
             conditions=[scheduled(1, 1), ready(1, 1)],
@@ -218,6 +215,7 @@ DEPLOYMENT_CASES = [
         name="a model cache is accepted and named as having no effect",
         req=request(CACHED, required=resolved(clusters=[cluster("a")])),
         want=response(
+            rollout=Rollout(desired=1),
             status={"replicas": {"total": 1, "ready": 0}, "placement": [placement_entry("a")]},
             resources={"replica-a-0": (replica("a"), False)},
             conditions=[CACHE_NOTE, scheduled(1, 1), ready(0, 1)],
@@ -232,6 +230,7 @@ DEPLOYMENT_CASES = [
             required=resolved(clusters=[cluster("a")]),
         ),
         want=response(
+            rollout=Rollout(desired=1),
             status={"replicas": {"total": 1, "ready": 0}, "placement": [placement_entry("a")]},
             resources={"replica-a-0": (replica("a"), False)},
             conditions=[

@@ -191,10 +191,11 @@ def test_render_composes_replicas_and_recurses_into_their_objects() -> None:
             ("Responsive", "True", "WatchCircuitClosed"),
             ("ReplicasScheduled", "False", "InsufficientCapacity"),
             ("ReplicasReady", "False", "ReplicasNotReady"),
+            ("Progressing", "True", "RollingOut"),
             ("Synced", "True", "ReconcileSuccess"),
             ("Ready", "False", "Creating"),
         ],
-        {"total": 1, "ready": 0},
+        {"total": 1, "ready": 0, "updated": 1, "available": 0},
     )
     # Recursing adds the replica's render status on its document and its objects after it.
     objects = docs[2:]

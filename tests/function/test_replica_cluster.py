@@ -141,7 +141,7 @@ def test_an_unexpected_exception_is_one_fatal_result_and_nothing_else(run_functi
         msg = "scheduler exploded"
         raise RuntimeError(msg)
 
-    monkeypatch.setattr(deployment_handler, "schedule", boom)
+    monkeypatch.setattr(deployment_handler, "reconcile", boom)
     req = request(deployment(), required=resolved(clusters=[cluster("a")]))
     want = {
         "meta": {"tag": "t", "ttl": "60s"},

@@ -15,7 +15,7 @@ from .conftest import as_dict
 from .factories import cluster, deployment, replica_resolved, request, resolved, with_ready
 from .test_deployment import observed_replica, scheduled
 from .test_replica_cluster import rendered, sources
-from .wants import MD_REQUIREMENTS, condition, mr_requirements, placement_entry, replica, response
+from .wants import MD_REQUIREMENTS, Rollout, condition, mr_requirements, placement_entry, replica, response
 
 MR = replica("a")
 OBJECTS = rendered(MR)
@@ -106,6 +106,7 @@ def md_case(name: str, failing: dict[str, dict[str, Any]], message: str) -> Case
             required=resolved(clusters=[cluster(c) for c in clusters], replicas=list(failing.values())),
         ),
         want=response(
+            rollout=Rollout(desired=len(clusters)),
             status={
                 "replicas": {"total": len(clusters), "ready": 0},
                 "placement": [placement_entry(c) for c in clusters],

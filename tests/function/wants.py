@@ -1,11 +1,23 @@
 """Builders of expected responses: whole RunFunctionResponses as plain data."""
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from modelplane import api
 from modelplane.names import replica_name
+from modelplane.rollout import revision
 
+from . import factories
 from .factories import API, H100, IMAGE
+
+
+def revision_of(*, gpus: int = 1, cel: str = H100) -> str:
+    """The template revision of factories.deployment() with these devices."""
+    return revision(api.parse_deployment(factories.deployment(gpus=gpus, cel=cel)))
+
+
+REV = revision_of()
 
 MD_REQUIREMENTS = {
     "resources": {
@@ -35,8 +47,13 @@ def replica(
     gpus: int = 1,
     cel: str = H100,
     pool: str = "pool",
+    revision: str | None = "",
 ) -> dict[str, Any]:
-    """The ModelReplica a deployment built by factories.deployment() composes on `cluster`."""
+    """The ModelReplica a deployment built by factories.deployment() composes on `cluster`.
+
+    It carries the revision of that deployment's template unless `revision` says another (None: none).
+    """
+    revision = revision_of(gpus=gpus, cel=cel) if revision == "" else revision
     return {
         "apiVersion": API,
         "kind": "ModelReplica",
@@ -47,6 +64,7 @@ def replica(
                 "modelplane.ai/cluster": cluster,
                 "modelplane.ai/deployment": deployment,
                 "modelplane.ai/replica-index": str(index),
+                **({"modelplane.ai/revision": revision} if revision else {}),
             },
         },
         "spec": {
@@ -81,13 +99,61 @@ def replica(
     }
 
 
-def placement_entry(cluster: str, index: int = 0, *, deployment: str = "llama", pool: str = "pool") -> dict[str, Any]:
+def placement_entry(
+    cluster: str, index: int = 0, *, deployment: str = "llama", pool: str = "pool", revision: str | None = REV
+) -> dict[str, Any]:
     return {
         "name": replica_name(deployment, cluster, index),
         "cluster": cluster,
         "index": index,
+        **({"revision": revision} if revision else {}),
         "pools": [{"engine": "main", "role": "Standalone", "pool": pool}],
     }
+
+
+@dataclass(frozen=True)
+class Rollout:
+    """What a ModelDeployment's answer says of its rollout: status counts, revision, Progressing.
+
+    `updated` defaults to the placement entries at `revision`, `available` to the ready resources.
+    """
+
+    desired: int
+    revision: str = REV
+    updated: int | None = None
+    available: int | None = None
+    progressing: Mapping[str, str] | None = None  # another Progressing condition than the counts give
+
+
+def progressing(rollout: Rollout, *, updated: int, available: int, total: int) -> dict[str, str]:
+    n, rev = rollout.desired, rollout.revision
+    if updated == n == total and available == n:
+        return condition(
+            "Progressing", "True", "RolloutComplete", f"All {n} replicas run revision {rev} and are available."
+        )
+    wanted = f"{n} replica" if n == 1 else f"{n} replicas"
+    message = f"Rolling out revision {rev}: {updated} updated, {available} available, {total} in all for {wanted}."
+    return condition("Progressing", "True", "RollingOut", message)
+
+
+def _rolled(
+    rollout: Rollout,
+    status: Mapping[str, Any],
+    resources: Mapping[str, tuple[Mapping[str, Any], bool]],
+    conditions: Sequence[Mapping[str, Any]],
+) -> tuple[dict[str, Any], list[Mapping[str, Any]]]:
+    placement = status.get("placement", [])
+    updated = rollout.updated
+    if updated is None:
+        updated = sum(1 for p in placement if p.get("revision") == rollout.revision)
+    available = rollout.available
+    if available is None:
+        available = sum(1 for _, ready in resources.values() if ready)
+    counts = {**status["replicas"], "updated": updated, "available": available}
+    out = {**status, "replicas": counts, "revision": rollout.revision}
+    total = counts["total"]
+    cond = rollout.progressing or progressing(rollout, updated=updated, available=available, total=total)
+    return dict(sorted(out.items())), [*conditions, cond]
 
 
 def condition(typ: str, status: str, reason: str, message: str) -> dict[str, str]:
@@ -106,6 +172,7 @@ def response(
     results: Sequence[Mapping[str, Any]] = (),
     requirements: Mapping[str, Any] | None = None,
     ready: bool | None = None,
+    rollout: Rollout | None = None,
 ) -> dict[str, Any]:
     """A whole response; `resources` maps keys to (manifest, ready).
 
@@ -113,6 +180,8 @@ def response(
     or ReplicaReady (ModelReplica) condition among `conditions` says, and is absent without one.
     """
     desired: dict[str, Any] = {}
+    if rollout is not None:
+        status, conditions = _rolled(rollout, status or {}, resources or {}, conditions)
     if ready is None:
         said = [c["status"] for c in conditions if c["type"] in ("ReplicasReady", "ReplicaReady")]
         ready = said[0] == "STATUS_CONDITION_TRUE" if said else None

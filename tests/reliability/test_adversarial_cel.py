@@ -187,7 +187,7 @@ def test_an_expensive_accepted_selector_is_evaluated_once_per_distinct_device(
         counts.evaluations,
     ) == (
         True,
-        {"total": 10, "ready": 0},
+        {"total": 10, "ready": 0, "updated": 10, "available": 0},
         1,
     )
 

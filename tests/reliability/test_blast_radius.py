@@ -12,12 +12,15 @@ from typing import Any
 
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane import api
 from modelplane.names import replica_name
+from modelplane.rollout import revision
 
 from .conftest import RunFunction
-from .scale_up_cases import CLUSTERS, FLEET_REPLICAS, outline, scale_up
+from .scale_up_cases import CLUSTERS, FLEET_REPLICAS, XR, outline, scale_up
 
 FOUR_READY_TWO = ("ReplicasReady", "FALSE", "ReplicasNotReady", "2 of 4 replicas are ready.")
+REV = revision(api.parse_deployment(XR))
 
 
 def _cluster_with_typo() -> list[dict[str, Any]]:
@@ -77,17 +80,25 @@ def rn(key: str) -> str:
     return replica_name("llama-8b", cluster, int(index))
 
 
-def _status(*keys: str, ready: int = 2) -> dict[str, Any]:
+def _status(*keys: str, ready: int = 2, held: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Status with every replica at the current revision but `held` (kept as observed, from before revisions)."""
     placement = [
         {
             "cluster": key.removeprefix("replica-").rsplit("-", 1)[0],
             "index": int(key.rsplit("-", 1)[1]),
             "name": rn(key),
+            **({} if key in held else {"revision": REV}),
             "pools": [{"engine": "main", "pool": POOL[key], "role": "Standalone"}],
         }
         for key in sorted(keys)
     ]
-    return {"placement": placement, "replicas": {"ready": ready, "total": len(keys)}}
+    counts = {"ready": ready, "total": len(keys), "updated": len(keys) - len(held), "available": ready}
+    return {"placement": placement, "replicas": counts, "revision": REV}
+
+
+def _progressing(updated: int) -> tuple[str, str, str, str]:
+    message = f"Rolling out revision {REV}: {updated} updated, 2 available, 4 in all for 4 replicas."
+    return ("Progressing", "TRUE", "RollingOut", message)
 
 
 @dataclass(frozen=True)
@@ -105,7 +116,11 @@ US_EAST_BLOCKED = (
 # What the function answers when one unreadable replica of another deployment sits on us-east-1:
 # everything else is scheduled, and us-east-1 takes no new replica.
 US_EAST_CLOSED = {
-    "conditions": [("ReplicasScheduled", "TRUE", "Scheduled", "Scheduled 4 of 4 replicas."), FOUR_READY_TWO],
+    "conditions": [
+        ("ReplicasScheduled", "TRUE", "Scheduled", "Scheduled 4 of 4 replicas."),
+        FOUR_READY_TWO,
+        _progressing(4),
+    ],
     "results": [("NORMAL", "ReplicasPlaced", US_EAST_BLOCKED)],
     "ready": "READY_FALSE",
     "status": _status("replica-ap-south-1-0", "replica-eu-west-1-0", "replica-eu-west-1-1", "replica-us-east-1-0"),
@@ -126,6 +141,7 @@ CASES = [
                     "cannot be read (InferenceCluster eu-west-1: spec.nodepools: unknown field).",
                 ),
                 FOUR_READY_TWO,
+                _progressing(3),
             ],
             "results": [
                 (
@@ -137,7 +153,11 @@ CASES = [
             ],
             "ready": "READY_FALSE",
             "status": _status(
-                "replica-ap-south-1-0", "replica-ap-south-1-1", "replica-eu-west-1-0", "replica-us-east-1-0"
+                "replica-ap-south-1-0",
+                "replica-ap-south-1-1",
+                "replica-eu-west-1-0",
+                "replica-us-east-1-0",
+                held=("replica-eu-west-1-0",),
             ),
             "replicas": {
                 **_placed(

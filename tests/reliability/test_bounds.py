@@ -66,7 +66,7 @@ def running(xr: dict[str, Any]) -> fnv1.RunFunctionRequest:
 
 
 TOO_LARGE = (
-    "the desired state is about 4.7 MiB, over the 4.0 MiB a function response may carry (Crossplane's gRPC receive "
+    "the desired state is about 4.8 MiB, over the 4.0 MiB a function response may carry (Crossplane's gRPC receive "
     "limit, which no setting raises): the existing replicas are kept and nothing new is composed; lower "
     "spec.replicas or what each replica carries (pod template, env)"
 )

@@ -21,7 +21,16 @@ from modelplane.scheduler.unreadable import REASON_INVALID_CLUSTER
 
 from tests.function.conftest import as_dict
 from tests.function.factories import cluster, deployment, namespace, request, resolved, with_ready
-from tests.function.wants import MD_REQUIREMENTS, condition, placement_entry, replica, response, result
+from tests.function.wants import (
+    MD_REQUIREMENTS,
+    Rollout,
+    condition,
+    placement_entry,
+    replica,
+    response,
+    result,
+    revision_of,
+)
 
 from .conftest import RunFunction
 from .scale_up_cases import outline, scale_up, with_selectors
@@ -68,15 +77,19 @@ def test_a_selector_typo_that_strands_running_replicas_keeps_them(grpc_function:
 
 
 def test_a_selector_change_some_pool_satisfies_re_places_the_replicas(grpc_function: RunFunction) -> None:
-    """Not bad input: the replicas move to the pool the new selector names (us-east-1's h100, 3 nodes)."""
+    """Not bad input: the replicas move to the pool the new selector names (us-east-1's h100, 3 nodes);
+    the two Ready ones keep serving, exactly as observed, until their successors are Ready."""
     h100 = 'device.attributes["gpu.nvidia.com"].productName == "NVIDIA H100 80GB HBM3"'
     got = outline(grpc_function(scale_up(xr=with_selectors(IS_GPU, h100))))
     new = {f"replica-us-east-1-{i}": ("us-east-1", str(i)) for i in (1, 2, 3)}
     assert (got["conditions"][0][2], got["replicas"]) == (
         "InsufficientCapacity",
         {
-            k: {"cluster": c, "index": i, "pools": ["h100"], "ready": False, "as observed": False}
-            for k, (c, i) in new.items()
+            **{k: {**v, "as observed": True} for k, v in KEPT_SCALE_UP.items()},
+            **{
+                k: {"cluster": c, "index": i, "pools": ["h100"], "ready": False, "as observed": False}
+                for k, (c, i) in new.items()
+            },
         },
     )
 
@@ -128,6 +141,7 @@ CASES = [
             required=resolved(clusters=[cluster("a"), cluster("b")], replicas=[RELABELLED]),
         ),
         want=response(
+            rollout=Rollout(desired=1),
             status={"replicas": {"total": 1, "ready": 1}, "placement": [placement_entry("a")]},
             resources={"replica-a-0": (replica("a"), True)},
             conditions=[
@@ -148,6 +162,7 @@ CASES = [
         name="with no room anywhere, 0 of 2 placed is not Ready",
         req=request(deployment(replicas=2, gpus=8), required=resolved(clusters=[cluster("a", nodes=0)])),
         want=response(
+            rollout=Rollout(desired=2, revision=revision_of(gpus=8)),
             status={
                 "replicas": {"total": 0, "ready": 0},
                 "placement": [],
@@ -192,6 +207,7 @@ CASES = [
             required=resolved(clusters=[tenant_cluster("a")], ns=namespace("team-b", labels={"tenant": "a"})),
         ),
         want=response(
+            rollout=Rollout(desired=1),
             status={
                 "replicas": {"total": 0, "ready": 0},
                 "placement": [],
@@ -232,6 +248,7 @@ CASES = [
             ),
         ),
         want=response(
+            rollout=Rollout(desired=1),
             status={"replicas": {"total": 1, "ready": 1}, "placement": [placement_entry("a")]},
             resources={"replica-a-0": (replica("a"), True)},
             conditions=[

@@ -21,7 +21,16 @@ from modelplane.scheduler.retain import REASON_NAMESPACE_NOT_ADMITTED as REASON_
 
 from tests.function.conftest import as_dict
 from tests.function.factories import cluster, deployment, namespace, replica_resolved, request, resolved, with_ready
-from tests.function.wants import MD_REQUIREMENTS, condition, mr_requirements, placement_entry, replica, response, result
+from tests.function.wants import (
+    MD_REQUIREMENTS,
+    Rollout,
+    condition,
+    mr_requirements,
+    placement_entry,
+    replica,
+    response,
+    result,
+)
 
 from .conftest import RunFunction
 
@@ -55,6 +64,7 @@ def scheduled(n: int) -> dict[str, str]:
 def placed_on(name: str) -> dict[str, Any]:
     """The whole response for one fresh replica placed on cluster `name`."""
     return response(
+        rollout=Rollout(desired=1),
         status={"replicas": {"total": 1, "ready": 0}, "placement": [placement_entry(name)]},
         resources={f"replica-{name}-0": (replica(name), False)},
         conditions=[
@@ -72,6 +82,7 @@ def refused_by(name: str) -> dict[str, Any]:
     """The whole response when cluster `name` (the only one) does not admit team-a."""
     message = f"Scheduled 0 of 1 replicas; 0/1 clusters are available for the rest: 1 {REASON_NAMESPACE_NOT_ADMITTED}."
     return response(
+        rollout=Rollout(desired=1),
         status={
             "replicas": {"total": 0, "ready": 0},
             "placement": [],
@@ -218,6 +229,7 @@ CASES = [
             ),
         ),
         want=response(
+            rollout=Rollout(desired=1),
             status={"replicas": {"total": 1, "ready": 1}, "placement": [placement_entry("a")]},
             resources={"replica-a-0": (replica("a"), True)},
             conditions=[
@@ -271,6 +283,7 @@ def full(name: str) -> dict[str, Any]:
     """The whole response when cluster `name` (the only one) has no free node."""
     message = f"Scheduled 0 of 1 replicas; 0/1 clusters are available for the rest: 1 {REASON_NO_CAPACITY}."
     return response(
+        rollout=Rollout(desired=1),
         status={
             "replicas": {"total": 0, "ready": 0},
             "placement": [],

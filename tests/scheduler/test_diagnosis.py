@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 import pytest
 from modelplane.model import Cluster, Deployment, Device, ModelReplica
+from modelplane.rollout import Observed
+from modelplane.rollout.reconcile import reconcile
 from modelplane.scheduler import Diagnosis, ScheduleResult, schedule
 from modelplane.scheduler.result import FIT, Code, Status
 from modelplane_function.cli.render.explain import lines as explain_lines
@@ -241,8 +244,9 @@ def test_diagnosis(case: Case) -> None:
 
 
 def test_render_explain_lists_every_failing_filter_under_its_cluster() -> None:
-    result = schedule(deployment(engines=H200), [cluster("a", taints=[taint("maintenance")]), cluster("b")], [])
-    table = [line for line in explain_lines(result) if line.startswith("  ")]
+    clusters = [cluster("a", taints=[taint("maintenance")]), cluster("b")]
+    rolled = reconcile(deployment(engines=H200), clusters, [], observed=Observed(), now=datetime.now(UTC))
+    table = [line for line in explain_lines(rolled) if line.startswith("  ")]
     assert table == [
         "  CLUSTER  REASON                                    DETAIL",
         f"  a        {TAINTED[0]:<40}  {TAINTED[1]}",

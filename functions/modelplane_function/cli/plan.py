@@ -115,6 +115,19 @@ def _observed(replica: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _untimed(status: Mapping[str, Any]) -> dict[str, Any]:
+    """A rendered status to feed back, without its conditions' transition times: a render stamps a fixed
+    placeholder there, and a rollout's progress deadline must not run from it."""
+    conditions = status.get("conditions")
+    if not isinstance(conditions, list):
+        return dict(status)
+    untimed = [
+        {k: v for k, v in c.items() if k != "lastTransitionTime"} if isinstance(c, Mapping) else c
+        for c in conditions  # pyright: ignore[reportUnknownVariableType]
+    ]
+    return {**status, "conditions": untimed}
+
+
 async def _rounds(inputs: Inputs, compositions: Sequence[Mapping[str, Any]], max_rounds: int) -> _State:
     state = _State.start(inputs)
     async with serving() as call:
@@ -123,7 +136,7 @@ async def _rounds(inputs: Inputs, compositions: Sequence[Mapping[str, Any]], max
             changed = False
             for xr in inputs.deployments:
                 key = _key(xr)
-                observed_xr = {**xr, "status": state.status[key]} if state.status.get(key) else xr
+                observed_xr = {**xr, "status": _untimed(state.status[key])} if state.status.get(key) else xr
                 requests: list[bytes] = []
                 docs = await render_with(
                     call,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from typing import Any
 
 from crossplane.function import response
@@ -23,6 +24,7 @@ from modelplane import api, names
 from modelplane.devices import DeviceMatcher, SelectorResults
 from modelplane.errors import SpecError
 from modelplane.model import Cluster, Deployment, ModelReplica
+from modelplane.rollout.reconcile import Reconciled, reconcile
 from modelplane.scheduler import ScheduleResult, schedule
 from modelplane.scheduler.filters import REASON_KAI_NOT_ALLOWED
 from modelplane.scheduler.unreadable import Unreadable
@@ -31,6 +33,7 @@ from modelplane_function.handlers import bounds, failures, limits, notes, requir
 from modelplane_function.handlers.conditions import Condition, event, is_ready, report
 from modelplane_function.handlers.convert import project, to_dict, to_struct
 from modelplane_function.handlers.keep import keep, minimal, observed_of_kind
+from modelplane_function.handlers.progress import observed_rollout
 from modelplane_function.handlers.stamps import stamped
 
 # Selector results outlive a call: every deployment's call sees the same fleet, so after the first
@@ -55,6 +58,22 @@ def schedule_inputs(inputs: Inputs, *, matcher: DeviceMatcher | None = None) -> 
         inputs.deployment,
         inputs.clusters,
         inputs.replicas,
+        matcher=matcher,
+        unreadable=inputs.unreadable,
+        composed=inputs.composed,
+    )
+
+
+def reconcile_inputs(
+    inputs: Inputs, xr: Mapping[str, Any], *, now: datetime, matcher: DeviceMatcher | None = None
+) -> Reconciled:
+    """The scheduler's decision paced by the rollout budget, on what gather() read."""
+    return reconcile(
+        inputs.deployment,
+        inputs.clusters,
+        inputs.replicas,
+        observed=observed_rollout(xr),
+        now=now,
         matcher=matcher,
         unreadable=inputs.unreadable,
         composed=inputs.composed,
@@ -251,7 +270,7 @@ def _compose(
     xr: Mapping[str, Any],
     own: Mapping[str, Mapping[str, Any]],
     inputs: Inputs,
-    result: ScheduleResult,
+    rolled: Reconciled,
 ) -> None:
     """The desired state; ResponseTooLargeError as soon as the replicas composed so far cannot fit.
 
@@ -259,43 +278,55 @@ def _compose(
     1,024 replicas of a 1 MiB template built a 1 GiB answer (3.2 GiB of worker memory) only to
     refuse it. Stopping at the limit keeps what one call builds to about the limit itself.
     """
+    result = rolled.schedule
     key_of_name = {str((obj.get("metadata") or {}).get("name")): key for key, obj in own.items()}
     composed: list[ModelReplica] = []
     size = 0
-    for i, r in enumerate(result.replicas):
+    for i, r in enumerate(rolled.replicas):
         key = key_of_name.get(r.name, replica_key(r))
         desired = rsp.desired.resources[key]
-        # A held replica's cluster cannot be read: it is re-emitted exactly as observed, untouched.
-        manifest = minimal(own[key]) if r.name in result.held and key in own else api.replica_manifest(r)
+        # Held (cluster unreadable) or left alone by the rollout: re-emitted exactly as observed.
+        if r.name in rolled.as_observed and key in own:
+            manifest = minimal(_as_own(own[key], inputs.deployment.name))
+        else:
+            manifest = api.replica_manifest(r)
         desired.resource.CopyFrom(to_struct(manifest))
         size += desired.resource.ByteSize()
         if size > limits.MAX_RESPONSE_BYTES:
             # Replicas of one deployment carry the same template: the ones composed stand for the rest.
-            raise ResponseTooLargeError(size * len(result.replicas) // (i + 1))
+            raise ResponseTooLargeError(size * len(rolled.replicas) // (i + 1))
         # Readiness is what this XR observes of its composed replica, not what the fleet list says.
         ready_now = is_ready(own.get(key))
         if ready_now:
             desired.ready = fnv1.READY_TRUE
         composed.append(replace(r, ready=ready_now))
     ready = sum(r.ready for r in composed)
-    rsp.desired.composite.resource.MergeFrom(to_struct({"status": api.deployment_status(composed, result.diagnosis)}))
+    status = api.deployment_status(composed, result.diagnosis, revision=rolled.revision, unavailable=rolled.updated)
+    rsp.desired.composite.resource.MergeFrom(to_struct({"status": status}))
     set_ready(rsp, ready=ready, desired=inputs.deployment.replicas)
     report(rsp, xr, _scheduled_condition(result), warn=True)
-    why = _why({r.name: own.get(key_of_name.get(r.name, replica_key(r))) for r in result.replicas})
+    why = _why({r.name: own.get(key_of_name.get(r.name, replica_key(r))) for r in rolled.replicas})
     report(rsp, xr, _ready_condition(ready, inputs.deployment.replicas, why))
-    restored = [n for n in relabelled(own, inputs.deployment.name) if n in {r.name for r in result.replicas}]
+    p = rolled.progress
+    progressing = Condition(type=names.CONDITION_PROGRESSING, status=p.status, reason=p.reason, message=p.message)
+    report(rsp, xr, progressing, warn=True)
+    restored = [n for n in relabelled(own, inputs.deployment.name) if n in {r.name for r in rolled.replicas}]
     if restored:
         label = f"{names.LABEL_DEPLOYMENT}={inputs.deployment.name}"
         message = f"Restored {label} on {_count(len(restored), 'composed replica')}: {', '.join(restored)}."
         event(rsp, warning=True, reason=names.REASON_REPLICAS_RELABELLED, message=message)
-    placed = [r for r in result.replicas if r.name in result.created]
+    placed = [r for r in rolled.replicas if r.name in result.created]
     if placed:
         where = ", ".join(f"{r.name} on {r.cluster}" for r in placed)
         message = f"Placed {_count(len(placed), 'new replica')}: {where}."
         event(rsp, warning=False, reason=names.REASON_REPLICAS_PLACED, message=message)
-    if result.removed:
-        what = ", ".join(f"{r.name} from {r.cluster} ({r.reason})" for r in result.removed)
-        message = f"Removed {_count(len(result.removed), 'replica')}: {what}."
+    if rolled.updated:
+        which = ", ".join(sorted(rolled.updated))
+        message = f"Updated {_count(len(rolled.updated), 'replica')} to revision {rolled.revision}: {which}."
+        event(rsp, warning=False, reason=names.REASON_REPLICAS_UPDATED, message=message)
+    if rolled.removed:
+        what = ", ".join(f"{r.name} from {r.cluster} ({r.reason})" for r in rolled.removed)
+        message = f"Removed {_count(len(rolled.removed), 'replica')}: {what}."
         event(rsp, warning=False, reason=names.REASON_REPLICAS_REMOVED, message=message)
 
 
@@ -328,12 +359,12 @@ def handle(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         return
     try:
         inputs = gather(req, xr, own)
-        result = schedule_inputs(inputs, matcher=DeviceMatcher(results=SELECTOR_RESULTS))
+        rolled = reconcile_inputs(inputs, xr, now=datetime.now(UTC), matcher=DeviceMatcher(results=SELECTOR_RESULTS))
     except SpecError as e:
         _retain_only(rsp, xr, own, _problem(e))
         return
     try:
-        _compose(rsp, xr, own, inputs, result)
+        _compose(rsp, xr, own, inputs, rolled)
         size = rsp.ByteSize()
         about = ""
     except ResponseTooLargeError as e:

@@ -6,10 +6,11 @@ tests feed XRs that never went through admission.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from typing import Any, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from modelplane import model as m
 from modelplane.api._wire import Count, Int, Wire, maybe, unique, validate
@@ -29,6 +30,26 @@ from modelplane.api.pod import PodTemplate, reject_reserved
 from modelplane.errors import SpecError
 
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+_PERCENT = re.compile(r"^(100|[1-9]?[0-9])%$")
+MAX_BUDGET = 1024  # as many as spec.replicas may ask
+
+
+def _int_or_percent(value: object) -> object:
+    """maxSurge/maxUnavailable: a whole number (Struct sends floats) or a percent from 0% to 100%."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool):
+        msg = "must be an integer or a percent"
+        raise ValueError(msg)
+    if isinstance(value, int):
+        if not 0 <= value <= MAX_BUDGET:
+            msg = f"must be from 0 to {MAX_BUDGET}, got {value}"
+            raise ValueError(msg)
+        return value
+    if isinstance(value, str) and _PERCENT.match(value):
+        return value
+    msg = f"must be an integer or a percent from 0% to 100%, got {str(value)[:40]!r}"
+    raise ValueError(msg)
 
 
 class CelSelector(Wire):
@@ -180,9 +201,28 @@ class Template(Wire):
     spec: TemplateSpec
 
 
+IntOrPercent = Annotated[int | str, BeforeValidator(_int_or_percent)]
+
+
+class Rollout(Wire):
+    max_unavailable: IntOrPercent = 1
+    max_surge: IntOrPercent = 1
+    progress_deadline_seconds: Int = Field(default=600, ge=1, le=86_400)
+    paused: bool = False
+
+    def to_domain(self) -> m.RolloutStrategy:
+        return m.RolloutStrategy(
+            max_unavailable=self.max_unavailable,
+            max_surge=self.max_surge,
+            progress_deadline_seconds=self.progress_deadline_seconds,
+            paused=self.paused,
+        )
+
+
 class DeploymentSpec(Wire):
     replicas: Int = Field(default=1, ge=0, le=1024)  # the XRD maximum: every replica is per-item work
     template: Template
+    rollout: Rollout | None = None
     crossplane: dict[str, Any] | None = None  # Crossplane's own machinery on observed XRs
 
 
@@ -209,6 +249,7 @@ def parse_deployment(obj: Mapping[str, Any], *, namespace_labels: Mapping[str, s
         priority_class_name=scheduling.priority_class_name,
         spread=m.SpreadPolicy((tpl.placement or Placement()).spread),
         template_labels=dict((spec.template.metadata or TemplateMetadata()).labels or {}),
+        rollout=spec.rollout.to_domain() if spec.rollout else m.RolloutStrategy(),
         namespace_labels=dict(namespace_labels or {}),
     )
 

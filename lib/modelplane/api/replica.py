@@ -36,6 +36,7 @@ from modelplane.names import (
     LABEL_CLUSTER,
     LABEL_DEPLOYMENT,
     LABEL_REPLICA_INDEX,
+    LABEL_REVISION,
     RESERVED_LABEL_PREFIX,
 )
 
@@ -218,6 +219,7 @@ def parse_replica(obj: Mapping[str, Any]) -> m.ModelReplica:
         labels={k: v for k, v in sorted(labels.items()) if not k.startswith(MACHINERY_PREFIXES)},
         ready=any(c.type == "Ready" and c.status == "True" for c in status.conditions or ()),
         kserve_version=spec.kserve.version if spec.kserve else None,
+        revision=labels.get(LABEL_REVISION) or None,
     )
 
 
@@ -273,6 +275,7 @@ def replica_manifest(replica: m.ModelReplica) -> dict[str, Any]:
         LABEL_DEPLOYMENT: replica.deployment,
         LABEL_CLUSTER: replica.cluster,
         LABEL_REPLICA_INDEX: str(replica.index),
+        **({LABEL_REVISION: replica.revision} if replica.revision else {}),
     }
     return {
         "apiVersion": API_VERSION,

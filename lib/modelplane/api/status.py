@@ -1,7 +1,8 @@
 """The ModelDeployment status the function publishes: replica counts, placement, and why the rest is unplaced.
 
-Shape (apis/modeldeployment/definition.yaml): `replicas {total, ready}`, `placement[]` of
-`{name, cluster, index, pools[] {engine, role, pool}}` sorted by (cluster, index), and `unplaced
+Shape (apis/modeldeployment/definition.yaml): `replicas {total, ready, updated, available}`,
+`revision`, `placement[]` of `{name, cluster, index, revision, pools[] {engine, role, pool}}`
+sorted by (cluster, index), and `unplaced
 {count, summary, clusters[] {cluster, reason, detail, also[] {reason, detail}}}` only while
 replicas are unplaced: `reason` is the cluster's first failing filter (the one the summary
 counts), `also` the filters after it that failed too. Bounded so a large fleet cannot bloat the
@@ -11,7 +12,7 @@ cut at MAX_DETAIL characters.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from modelplane import model as m
@@ -32,16 +33,31 @@ def _rejection(cluster: str, status: Status) -> dict[str, Any]:
     return entry
 
 
-def deployment_status(replicas: Sequence[m.ModelReplica], diagnosis: Diagnosis | None) -> dict[str, Any]:
-    """`status` of a ModelDeployment for the given desired replicas (their `ready` as observed)."""
+def deployment_status(
+    replicas: Sequence[m.ModelReplica],
+    diagnosis: Diagnosis | None,
+    *,
+    revision: str | None = None,
+    unavailable: Collection[str] = (),
+) -> dict[str, Any]:
+    """`status` of a ModelDeployment for the given desired replicas (their `ready` as observed).
+
+    With the deployment's `revision`: how many replicas render it (`updated`), how many are Ready and
+    not among the `unavailable` this reconcile takes down (`available`), and each replica's revision.
+    """
     ordered = sorted(replicas, key=lambda r: (r.cluster, r.index))
+    counts: dict[str, int] = {"total": len(ordered), "ready": sum(r.ready for r in ordered)}
+    if revision is not None:
+        counts["updated"] = sum(r.revision == revision for r in ordered)
+        counts["available"] = sum(r.ready and r.name not in unavailable for r in ordered)
     status: dict[str, Any] = {
-        "replicas": {"total": len(ordered), "ready": sum(r.ready for r in ordered)},
+        "replicas": counts,
         "placement": [
             {
                 "name": r.name,
                 "cluster": r.cluster,
                 "index": r.index,
+                **({"revision": r.revision} if r.revision else {}),
                 "pools": [
                     {"engine": e.name, "role": x.role.value, "pool": x.pool} for e in r.engines for x in e.members
                 ],
@@ -49,6 +65,8 @@ def deployment_status(replicas: Sequence[m.ModelReplica], diagnosis: Diagnosis |
             for r in ordered
         ],
     }
+    if revision is not None:
+        status["revision"] = revision
     if diagnosis is not None and diagnosis.unplaced:
         rejected = sorted(((c, s) for c, s in diagnosis.statuses.items() if not s.fits), key=lambda cs: cs[0])
         status["unplaced"] = {

@@ -21,10 +21,17 @@ from collections.abc import Iterable, Mapping
 from modelplane.model import Cluster, ModelReplica
 from modelplane.scheduler.capacity import capacities, take_all
 
+_YIELDED = " is overcommitted and older replicas hold its nodes"
+
 
 def yield_reason(pool: str) -> str:
     """Why a replica left desired state when it lost the nodes of `pool` (see RemovedReplica.reason)."""
-    return f"pool {pool} is overcommitted and older replicas hold its nodes"
+    return f"pool {pool}{_YIELDED}"
+
+
+def yielded(reason: str) -> bool:
+    """Whether a removal reason is yield_reason's."""
+    return reason.startswith("pool ") and reason.endswith(_YIELDED)
 
 
 def seniority(replica: ModelReplica) -> tuple[bool, str, str, str]:

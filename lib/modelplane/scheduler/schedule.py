@@ -11,7 +11,7 @@ InvalidNodeSelectorError: then nothing is decided, and every running replica sta
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from types import MappingProxyType
 
@@ -21,14 +21,16 @@ from modelplane.model import Cluster, Deployment, ModelReplica
 from modelplane.scheduler.arbitrate import left_over, yield_reason
 from modelplane.scheduler.bind import bind
 from modelplane.scheduler.capacity import PoolCapacity, take_all
-from modelplane.scheduler.engines import EngineOptions
+from modelplane.scheduler.engines import EngineOptions, cost_by_pool
 from modelplane.scheduler.filters import Context, FilterRunner
 from modelplane.scheduler.ledger import Ledger
 from modelplane.scheduler.packing import Packing
 from modelplane.scheduler.replicas import build_replica
 from modelplane.scheduler.result import Diagnosis, RemovedReplica, ScheduleResult
 from modelplane.scheduler.retain import (
+    REASON_CLUSTER_DELETED,
     REASON_DUPLICATE,
+    REASON_NAMESPACE_NOT_ADMITTED,
     REASON_POOL_MISMATCH,
     REASON_SCALED_DOWN,
     Kept,
@@ -50,6 +52,8 @@ def schedule(
     matcher: DeviceMatcher | None = None,
     unreadable: Unreadable | None = None,
     composed: Collection[str] | None = None,
+    stale: Collection[str] = (),
+    new_count: NewCount | None = None,
 ) -> ScheduleResult:
     """Place `deployment`'s replicas on `clusters`, given every observed replica of the fleet.
 
@@ -58,6 +62,13 @@ def schedule(
     `composed` names the replicas the deployment composes: they are its own whatever their labels
     say, and a replica labelled as its own that it does not compose is someone else's (charged,
     never kept); None decides by the deployment label alone.
+
+    Rollouts (modelplane.rollout) use the rest. `stale` names own replicas not at the deployment's
+    revision: scale-down takes them first. `new_count`, given the names of the replicas kept and
+    the removed ones, says how many new replicas to place (by default: the shortfall). Removed
+    replicas that are Ready stay charged to the ledger (make-before-break: they may keep running
+    until a successor is Ready), unless their cluster is gone or refuses them; a kept replica is
+    charged at the larger of its observed and its new cost, since it may keep rendering the former.
     """
     matcher = matcher if matcher is not None else DeviceMatcher()
     unreadable = unreadable if unreadable is not None else Unreadable()
@@ -65,7 +76,7 @@ def schedule(
     matcher.validate(deployment, fleet)
     by_name = {c.name: c for c in fleet}
     observed = sorted(replicas, key=lambda r: (r.namespace, r.deployment, r.cluster, r.index, r.name))
-    ours, others = _split(deployment, observed, composed)
+    ours, others = split_own(deployment, observed, composed)
     charged = [r for r in others if _charged(deployment, by_name.get(r.cluster), r)]
     ledger = Ledger(fleet)
     for r in charged:
@@ -97,13 +108,27 @@ def schedule(
 
     # Scale down; then yield the nodes of overcommitted pools to older replicas; then charge what
     # stays (growth is judged against the ledger here).
-    kept, dropped = scale_down(kept, deployment.replicas)
+    kept, dropped = scale_down(kept, deployment.replicas, stale=stale)
     removed.extend(_removed(k.observed, REASON_SCALED_DOWN) for k in dropped)
     kept, yielded = _arbitrate(kept, charged, ledger, unreadable)
     removed.extend(yielded)
+    leaving = {x.name for x in removed if x.reason not in GONE_REASONS}
+    for r in ours:
+        if r.ready and r.name in leaving:
+            ledger.charge(r.cluster, r.charges_by_pool())
     kept, outgrown = charge_kept(ledger, kept)
     removed.extend(_removed(k.observed, reason) for k, reason in outgrown)
+    for k, _ in outgrown:
+        if k.observed.ready:
+            ledger.charge(k.cluster.name, k.observed.charges_by_pool())
+    for k in kept:
+        if not k.held:
+            new_cost = cost_by_pool(k.options)
+            old_cost = k.observed.charges_by_pool()
+            ledger.charge(k.cluster.name, {p: c.beyond(new_cost.get(p)) for p, c in old_cost.items()})
     retained = [_retained(deployment, k) for k in kept]
+    shortfall = max(deployment.replicas - len(retained), 0)
+    count = shortfall if new_count is None else new_count(frozenset(k.observed.name for k in kept), tuple(removed))
 
     # Filter, score, bind the shortfall. Indexes of replicas removed here stay unused this call, so
     # a re-placed replica gets a new name and `created` never overlaps `removed`; so do indexes of
@@ -124,7 +149,7 @@ def schedule(
         ctx,
         FilterRunner(ctx),
         clusters=fleet,
-        count=max(deployment.replicas - len(retained), 0),
+        count=count,
         taken={name: frozenset(indexes) for name, indexes in taken.items()},
         replicas_on=Counter(r.cluster for r in retained),
     )
@@ -157,7 +182,13 @@ def schedule(
     )
 
 
-def _split(
+NewCount = Callable[[frozenset[str], Sequence[RemovedReplica]], int]
+# Reasons a replica leaves without holding anything: its cluster is gone, it duplicates another, or
+# its cluster refuses its namespace (the ModelReplica handler then renders nothing there).
+GONE_REASONS = frozenset({REASON_CLUSTER_DELETED, REASON_DUPLICATE, REASON_NAMESPACE_NOT_ADMITTED})
+
+
+def split_own(
     deployment: Deployment, observed: Sequence[ModelReplica], composed: Collection[str] | None
 ) -> tuple[list[ModelReplica], list[ModelReplica]]:
     """(the deployment's own replicas, everyone else's)."""

@@ -31,7 +31,7 @@ def main_causes(requests: Iterable[bytes], wanted: Set[tuple[str, str]]) -> dict
         _, inputs, result = scheduled(req)
         if inputs is None or isinstance(result, str):
             continue  # not scheduled: the condition says why
-        found = result.diagnosis.main_cause()
+        found = result.schedule.diagnosis.main_cause()
         if found is not None:
             cluster, status = found
             out[(namespace_of(xr), name_of(xr))] = f"{cluster} {status.reason} ({status.detail})"

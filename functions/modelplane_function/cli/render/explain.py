@@ -1,19 +1,23 @@
 """`--explain`: why the deployment's replicas landed where they did, from the last request sent.
 
-The scheduler is a pure function, so running it again on the request the function last received
-reproduces the function's decision and exposes what the status cannot hold: retained vs new,
-every engine's pool, per-cluster reasons and the score breakdown.
+The scheduler and the rollout step are pure functions, so running them again on the request the
+function last received reproduces the function's decision and exposes what the status cannot hold:
+retained, new, updated in place or leaving, each replica's revision, every engine's pool, per-cluster
+reasons and the score breakdown.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any, TextIO
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import fleet, names
 from modelplane.errors import SpecError
 from modelplane.model import Cluster, ModelReplica
+from modelplane.rollout.reconcile import Reconciled
 from modelplane.scheduler import ScheduleResult
 
 from modelplane_function.cli.render.verdict import failures
@@ -29,19 +33,35 @@ def _table(rows: Sequence[Sequence[str]]) -> list[str]:
     return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
 
 
-def lines(result: ScheduleResult) -> list[str]:
+def _state(rolled: Reconciled, name: str) -> str:
+    if name in rolled.schedule.created:
+        return "new"
+    if name in rolled.updated:
+        return "updated"
+    if any(w.name == name for w in rolled.waiting):
+        return "leaving"
+    return "old" if name in rolled.as_observed and name not in rolled.schedule.held else "retained"
+
+
+def lines(rolled: Reconciled) -> list[str]:
+    result = rolled.schedule
     d = result.diagnosis
     out = [f"Placement: {d.placed} of {d.desired} replicas placed."]
-    rows = [("REPLICA", "CLUSTER", "INDEX", "ENGINE", "POOL", "STATE")]
-    for r in result.replicas:
-        state = "new" if r.name in result.created else "retained"
+    rows = [("REPLICA", "CLUSTER", "INDEX", "REVISION", "ENGINE", "POOL", "STATE")]
+    for r in rolled.replicas:
         for e in r.engines:
             pool = e.members[0].pool if e.members else ""
-            rows.append((r.name, r.cluster, str(r.index), e.name, pool, state))
+            rows.append((r.name, r.cluster, str(r.index), r.revision or "-", e.name, pool, _state(rolled, r.name)))
     if len(rows) > 1:
         out += _table(rows)
-    for removed in result.removed:
+    for removed in rolled.removed:
         out.append(f"Removed {removed.name} from {removed.cluster}: {removed.reason}.")
+    for waiting in rolled.waiting:
+        out.append(
+            f"Leaving {waiting.name} on {waiting.cluster} ({waiting.reason}): kept until its successor is Ready "
+            "or the disruption budget allows."
+        )
+    out.append(f"Rollout: {rolled.progress.reason}: {rolled.progress.message}")
     out.append(f"Diagnosis: {d.summary()}")
     rejected = sorted(((c, s) for c, s in d.statuses.items() if not s.fits), key=lambda cs: cs[0])
     if rejected:
@@ -57,7 +77,7 @@ def lines(result: ScheduleResult) -> list[str]:
     return out
 
 
-def scheduled(req: fnv1.RunFunctionRequest) -> tuple[str, deployment.Inputs | None, ScheduleResult | str]:
+def scheduled(req: fnv1.RunFunctionRequest) -> tuple[str, deployment.Inputs | None, Reconciled | str]:
     """The XR's title, its parsed inputs and the schedule (or, as a string, why there is none)."""
     xr = to_dict(req.observed.composite.resource)
     meta = xr.get("metadata") or {}
@@ -70,7 +90,7 @@ def scheduled(req: fnv1.RunFunctionRequest) -> tuple[str, deployment.Inputs | No
     except SpecError as e:
         return title, None, f"not scheduled ({e.reason}): {e}"
     try:
-        return title, inputs, deployment.schedule_inputs(inputs)
+        return title, inputs, deployment.reconcile_inputs(inputs, xr, now=datetime.now(UTC))
     except SpecError as e:
         return title, inputs, f"not scheduled ({e.reason}): {e}"
 
@@ -88,7 +108,12 @@ def fleet_view(req: fnv1.RunFunctionRequest, fleet_clusters: Sequence[Cluster] =
     excluded = [c for c in fleet_clusters if c.name not in seen]
     if isinstance(result, str):
         return fleet.build(inputs.deployment, inputs.clusters, inputs.replicas, None, problem=result, excluded=excluded)
-    return fleet.build(inputs.deployment, inputs.clusters, inputs.replicas, result, excluded=excluded)
+    return fleet.build(inputs.deployment, inputs.clusters, inputs.replicas, _as_result(result), excluded=excluded)
+
+
+def _as_result(rolled: Reconciled) -> ScheduleResult:
+    """What the fleet view draws: the desired replicas after this reconcile's share of the rollout."""
+    return replace(rolled.schedule, replicas=rolled.replicas, removed=rolled.removed)
 
 
 def blocked_by(req: fnv1.RunFunctionRequest, fleet_replicas: Sequence[ModelReplica]) -> tuple[fleet.Blocker, ...]:
@@ -131,7 +156,7 @@ def explain(req: fnv1.RunFunctionRequest, out: TextIO, replicas: Sequence[Mappin
     if inputs is None or isinstance(result, str):
         out.write(f"ModelDeployment {title}: {result}\n")
         return
-    view = fleet.build(inputs.deployment, inputs.clusters, inputs.replicas, result)
+    view = fleet.build(inputs.deployment, inputs.clusters, inputs.replicas, _as_result(result))
     table = ["Fleet after this placement (nodes per pool):", *fleet.pool_table(view)]
     body = [*lines(result), *(rendering(replicas) if result.replicas else []), *table]
     out.write(f"ModelDeployment {title}\n" + "\n".join(body) + "\n")
