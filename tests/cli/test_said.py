@@ -150,6 +150,8 @@ class Duplicate:
     name: str
     files: dict[str, int]  # file name -> how many copies of the deployment it holds
     want: str
+    edit: Callable[[str], str] = str
+    subject: str = "team-chat/qwen3-8b"
 
 
 DUPLICATES = [
@@ -157,16 +159,23 @@ DUPLICATES = [
         name="in two files, both are named", files={"a.yaml": 1, "b.yaml": 1}, want="in {d}/a.yaml and in {d}/b.yaml"
     ),
     Duplicate(name="twice in one file, it is named once", files={"a.yaml": 2}, want="twice in {d}/a.yaml"),
+    Duplicate(
+        name="without a namespace, by its name alone",
+        files={"a.yaml": 2},
+        want="twice in {d}/a.yaml",
+        edit=_no_namespace,
+        subject="qwen3-8b",
+    ),
 ]
 
 
 @pytest.mark.parametrize("case", DUPLICATES, ids=lambda c: c.name)
 def test_plan_names_the_files_of_a_duplicate_deployment(case: Duplicate, tmp_path: Path) -> None:
-    xr = (QUICKSTART / "xr.yaml").read_text()
+    xr = case.edit((QUICKSTART / "xr.yaml").read_text())
     for name, copies in case.files.items():
         (tmp_path / name).write_text("\n---\n".join([xr] * copies))
     got = CliRunner().invoke(main, ["plan", str(tmp_path)])
-    want = f"Error: ModelDeployment team-chat/qwen3-8b appears {case.want.format(d=tmp_path)}\n"
+    want = f"Error: ModelDeployment {case.subject} appears {case.want.format(d=tmp_path)}\n"
     assert (got.exit_code, got.stderr) == (1, want)
 
 

@@ -74,7 +74,7 @@ def read(paths: Iterable[Path]) -> Inputs:
         key = _key(xr)
         if key in by_key:
             files = f"twice in {file}" if where[key] == file else f"in {where[key]} and in {file}"
-            msg = f"ModelDeployment {'/'.join(key)} appears {files}"
+            msg = f"ModelDeployment {'/'.join(p for p in key if p)} appears {files}"
             raise RenderFailure(msg)
         by_key[key] = xr
         where[key] = file

@@ -78,13 +78,14 @@ class Unusual(Exception):  # noqa: N818 - control flow: "not plain JSON-shaped Y
 
 
 class NodeEncoder:
-    """YAML nodes of JSON-shaped data to Struct bytes; `scalar` gives a typed scalar's value.
+    """YAML nodes of JSON-shaped data to Struct bytes; `scalar` gives a typed scalar's value, `key` a key's text.
 
     Keys and string values repeat across a fleet, so each distinct one is encoded once.
     """
 
-    def __init__(self, scalar: Callable[[ScalarNode], Any]) -> None:
+    def __init__(self, scalar: Callable[[ScalarNode], Any], key: Callable[[ScalarNode], str] | None = None) -> None:
         self._scalar = scalar
+        self._key_text = key or (lambda node: str(scalar(node)))
         self._typed: dict[tuple[str, str], bytes] = {}
         self._strings: dict[str, bytes] = {}
         self._keys: dict[str, bytes] = {}
@@ -111,7 +112,7 @@ class NodeEncoder:
     def _key(self, node: Node) -> bytes:
         if node.__class__ is not ScalarNode:
             raise Unusual
-        text = node.value if node.tag == _STR else str(self._scalar(node))  # type: ignore[arg-type]
+        text = node.value if node.tag == _STR else self._key_text(node)  # type: ignore[arg-type]
         found = self._keys.get(text)
         if found is None:
             found = self._keys[text] = _field(_KEY, text.encode())

@@ -42,6 +42,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import yaml
+from yaml.constructor import ConstructorError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from modelplane_function.cli.render import blockyaml
@@ -185,13 +186,31 @@ class _Builder:
         elif tag in _CONSTRUCTED:
             try:
                 value = _json_number(self._loader.construct_object(node))
-            except NumberTooLargeError as e:
-                msg = f"{e}{node.start_mark or ''}"
+            except (NumberTooLargeError, ValueError):  # ValueError: past Python's own limit on digits
+                digits = sum(c.isdigit() for c in text)
+                msg = f"an integer of {digits} digits is too large for a JSON number{node.start_mark or ''}"
                 raise NumberTooLargeError(msg) from None
         else:
             raise Unusual
         self._scalars[key] = value
         return value
+
+    def key(self, node: ScalarNode) -> str:
+        """A mapping key as the string JSON makes of it (a key is never a number, however large)."""
+        if node.tag == _STR:
+            return node.value
+        try:
+            value = self.scalar(node)
+        except NumberTooLargeError:
+            value = self._loader.construct_object(node)
+        return value if isinstance(value, str) else str(value)
+
+    def document(self, node: Node) -> Any:
+        """A document the stock constructor builds (merge keys, tags), as JSON-shaped data."""
+        try:
+            return _jsonable(self._loader.construct_document(node))
+        except ValueError as e:  # a constructor's: a date that does not exist, an integer past Python's limit
+            raise ConstructorError(None, None, str(e), node.start_mark) from None
 
     def build(self, node: Node) -> Any:
         cls = node.__class__
@@ -202,8 +221,7 @@ class _Builder:
             for key_node, value_node in node.value:
                 if key_node.__class__ is not ScalarNode:
                     raise Unusual
-                key = self.scalar(key_node)
-                out[key if isinstance(key, str) else str(key)] = self.build(value_node)
+                out[self.key(key_node)] = self.build(value_node)
             return out
         if cls is SequenceNode and node.tag == _SEQ:
             return [self.build(item) for item in node.value]
@@ -288,7 +306,7 @@ def load_all(text: str) -> list[Any]:
                 try:
                     out.append(builder.build(node))
                 except Unusual:
-                    out.append(_jsonable(loader.construct_document(node)))
+                    out.append(builder.document(node))
     finally:
         loader.dispose()
     return out
@@ -317,7 +335,7 @@ def encode_all(text: str) -> list[Doc]:
         return out
     loader = _Loader(text)
     builder = _Builder(loader)
-    encoder = NodeEncoder(builder.scalar)
+    encoder = NodeEncoder(builder.scalar, builder.key)
     out = []
     try:
         with collector_paused():
@@ -334,7 +352,7 @@ def encode_all(text: str) -> list[Doc]:
                     }
                     out.append(Doc.of(head, encoder.struct(node)))
                 except Unusual:
-                    obj = _jsonable(loader.construct_document(node))
+                    obj = builder.document(node)
                     if obj is None:
                         continue
                     if not isinstance(obj, Mapping):
