@@ -42,6 +42,11 @@ class SpreadPolicy(StrEnum):
     STRICT = "Strict"  # fewest replicas per cluster first, whatever it costs
 
 
+class PoolPacking(StrEnum):
+    NODES = "Nodes"  # every claiming pod holds a whole node
+    DEVICES = "Devices"  # pods of several replicas share a node where its devices fit
+
+
 class TaintEffect(StrEnum):
     NO_SCHEDULE = "NoSchedule"
     NO_EXECUTE = "NoExecute"
@@ -219,6 +224,7 @@ class NodePool:
     name: str
     nodes: int
     devices: tuple[Device, ...] = ()
+    packing: PoolPacking = PoolPacking.NODES
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -253,6 +259,57 @@ class Cluster:
 
 
 # --- placements and replicas ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class DeviceGroup:
+    """Pods that must land on distinct nodes (one gang copy, or one Standalone pod), `devices` each at most."""
+
+    pods: int
+    devices: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PoolCharge:
+    """What a replica (or an engine) holds on one pool: whole nodes, and the same pods as device groups.
+
+    A `packing: Nodes` pool is charged the nodes, a `packing: Devices` pool the groups.
+    """
+
+    nodes: int = 0
+    groups: tuple[DeviceGroup, ...] = ()
+
+    def __add__(self, other: PoolCharge) -> PoolCharge:
+        return PoolCharge(nodes=self.nodes + other.nodes, groups=tuple(sorted((*self.groups, *other.groups))))
+
+    def beyond(self, other: PoolCharge | None) -> PoolCharge:
+        """What this charge holds that `other` does not: the extra nodes, the groups `other` lacks."""
+        if other is None:
+            return self
+        rest = list(other.groups)
+        extra: list[DeviceGroup] = []
+        for g in self.groups:
+            if g in rest:
+                rest.remove(g)
+            else:
+                extra.append(g)
+        return PoolCharge(nodes=max(self.nodes - other.nodes, 0), groups=tuple(extra))
+
+
+def engine_charge(copies: int, members: tuple[tuple[int, int], ...]) -> PoolCharge:
+    """An engine's charge from its claiming members as (pods per copy, devices per pod).
+
+    A copy of a gang (several claiming pods, one per node) is one group; each Standalone pod is one.
+    """
+    claiming = [(pods, devices) for pods, devices in members if pods > 0]
+    nodes = sum(pods for pods, _ in claiming) * copies
+    if not claiming:
+        return PoolCharge()
+    pods = sum(p for p, _ in claiming)
+    largest = max(d for _, d in claiming)
+    if pods == 1:
+        return PoolCharge(nodes=nodes, groups=(DeviceGroup(pods=1, devices=largest),) * copies)
+    return PoolCharge(nodes=nodes, groups=(DeviceGroup(pods=pods, devices=largest),) * copies)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -323,6 +380,20 @@ class ModelReplica:
     kserve_version: str | None = None  # its cluster's, copied at placement; None = the newest
     # the deployment template revision it renders (modelplane.rollout.revision); None = unknown
     revision: str | None = None
+
+    def charges_by_pool(self) -> Mapping[str, PoolCharge]:
+        """What this replica holds per pool, as whole nodes and as device groups (capacity.py)."""
+        charges: dict[str, PoolCharge] = {}
+        for engine in self.engines:
+            per_pool: dict[str, list[tuple[int, int]]] = {}
+            for member in engine.members:
+                if member.device_requests:
+                    devices = sum(r.count for r in member.device_requests)
+                    per_pool.setdefault(member.pool, []).append((member.pods_per_copy, devices))
+            for pool, members in per_pool.items():
+                charge = engine_charge(engine.copies, tuple(members))
+                charges[pool] = charges[pool] + charge if pool in charges else charge
+        return MappingProxyType(charges)
 
     def node_cost_by_pool(self) -> Mapping[str, int]:
         """Nodes this replica holds per pool: pods x copies of every member that claims a DRA device."""

@@ -898,3 +898,34 @@ def test_an_unknown_spread_policy_is_a_spec_error() -> None:
     with pytest.raises(SpecError) as err:
         parse_deployment(md(placement={"spread": "Always"}), namespace_labels={})
     assert str(err.value).startswith("spec.template.spec.placement.spread: ")
+
+
+def test_a_devices_pool_is_parsed_and_published_with_its_packing() -> None:
+    ic = {
+        "metadata": {"name": "c"},
+        "spec": {
+            "nodePools": [
+                {
+                    "name": "l4",
+                    "nodes": 2,
+                    "packing": "Devices",
+                    "devices": [{"name": "gpu", "driver": "d", "deviceClassName": "d", "count": 4}],
+                },
+                {
+                    "name": "h100",
+                    "nodes": 1,
+                    "devices": [{"name": "gpu", "driver": "d", "deviceClassName": "d", "count": 8}],
+                },
+            ]
+        },
+    }
+    published = gpu_pools_status(ic)
+    assert (
+        [p.get("packing") for p in published],
+        [p.packing for p in parse_cluster(ic).pools],
+        [p.packing for p in parse_cluster({**ic, "status": {"gpuPools": published}}).pools],
+    ) == (
+        [None, "Devices"],  # sorted by name; a Nodes pool is published as Modelplane publishes it
+        [m.PoolPacking.NODES, m.PoolPacking.DEVICES],
+        [m.PoolPacking.NODES, m.PoolPacking.DEVICES],
+    )

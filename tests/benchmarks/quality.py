@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from modelplane.devices import DeviceMatcher
 from modelplane.model import ModelReplica
 from modelplane.scheduler import schedule
+from modelplane.scheduler.capacity import shares_devices
 
 from tests.benchmarks.optimum import Optimum, solve
 from tests.benchmarks.scenarios import Scenario, generate, pool_gpus
@@ -61,11 +62,22 @@ def replica_gpus(replica: ModelReplica) -> int:
 
 
 def _stranded(scenario: Scenario, replicas: Sequence[ModelReplica]) -> int:
-    per_node = {(c.name, p.name): pool_gpus(p) for c in scenario.clusters for p in c.pools}
+    """Idle GPUs on held nodes; on a shared pool the nodes its pods need at the least (devices / node, rounded up)."""
+    pools = {(c.name, p.name): p for c in scenario.clusters for p in c.pools}
     held = 0
+    shared: dict[tuple[str, str], int] = {}
     for r in replicas:
-        for pool, nodes in r.node_cost_by_pool().items():
-            held += nodes * per_node[(r.cluster, pool)]
+        for pool, charge in r.charges_by_pool().items():
+            p = pools[(r.cluster, pool)]
+            if shares_devices(p):
+                shared[(r.cluster, pool)] = shared.get((r.cluster, pool), 0) + sum(
+                    g.pods * g.devices for g in charge.groups
+                )
+            else:
+                held += charge.nodes * pool_gpus(p)
+    for key, used in shared.items():
+        per_node = pool_gpus(pools[key])
+        held += -(-used // per_node) * per_node
     return held - sum(replica_gpus(r) for r in replicas)
 
 
@@ -177,17 +189,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--orders", type=int, default=4, help="random arrival orders per fleet (default 4)")
     parser.add_argument("--tuning", action="store_true", help="the tuning seeds instead of the reported ones")
     parser.add_argument("--time-limit", type=float, default=20.0, help="seconds per optimum solve (default 20)")
+    parser.add_argument(
+        "--packing", choices=("Nodes", "Devices"), default="Nodes", help="the packing of every pool (default Nodes)"
+    )
     args = parser.parse_args(argv)
     first = 0 if args.tuning else REPORTED_SEEDS
     by_size: dict[str, list[Fleet]] = {}
     for size in SIZES:
         fleets = [
-            measure_fleet(generate(seed, size), order_count=args.orders, time_limit=args.time_limit)
+            measure_fleet(
+                generate(seed, size, packing=args.packing), order_count=args.orders, time_limit=args.time_limit
+            )
             for seed in range(first, first + args.fleets)
         ]
         by_size[size] = fleets
         print_fleets(fleets)
         sys.stdout.flush()
+    print(f"\nEvery pool packing: {args.packing}.")
     print_summary(by_size)
     return 0
 

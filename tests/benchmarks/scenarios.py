@@ -120,6 +120,7 @@ class Demand:
 class Scenario:
     seed: int
     size: str  # "small" (4-7 clusters) or "medium" (8-12)
+    packing: str = "Nodes"  # of every pool
     clusters: tuple[Cluster, ...]
     demand: tuple[Demand, ...]  # in generation order; the benchmark shuffles it per run
 
@@ -160,10 +161,15 @@ _NIC = {
 }
 
 
-def cluster_object(name: str, pools: Sequence[tuple[Gpu, int, bool]]) -> dict[str, Any]:
+def cluster_object(name: str, pools: Sequence[tuple[Gpu, int, bool]], *, packing: str = "Nodes") -> dict[str, Any]:
     """An InferenceCluster with pools of (GPU kind, nodes, InfiniBand NIC), each named after its kind."""
     node_pools = [
-        {"name": gpu.kind, "nodes": nodes, "devices": [_device(gpu), _NIC] if infiniband else [_device(gpu)]}
+        {
+            "name": gpu.kind,
+            "nodes": nodes,
+            "packing": packing,
+            "devices": [_device(gpu), _NIC] if infiniband else [_device(gpu)],
+        }
         for gpu, nodes, infiniband in pools
     ]
     return {
@@ -175,12 +181,12 @@ def cluster_object(name: str, pools: Sequence[tuple[Gpu, int, bool]]) -> dict[st
     }
 
 
-def _cluster(rng: random.Random, index: int) -> dict[str, Any]:
+def _cluster(rng: random.Random, index: int, packing: str) -> dict[str, Any]:
     kinds = rng.sample(GPUS, k=rng.randint(1, 3), counts=[g.weight for g in GPUS])
     pools = [
         (gpu, rng.randint(2, 8), rng.random() < gpu.infiniband) for gpu in sorted(set(kinds), key=lambda g: g.kind)
     ]
-    return cluster_object(f"cluster-{index:02d}", pools)
+    return cluster_object(f"cluster-{index:02d}", pools, packing=packing)
 
 
 def _member(role: str, workers: int, gpus: int, selectors: tuple[str, ...], *, infiniband: bool) -> dict[str, Any]:
@@ -226,11 +232,11 @@ def make_demand(shape: str, name: str, namespace: str, replicas: int) -> Demand:
     return Demand(shape=shape, replicas=replicas, deployment=api.parse_deployment(wire, namespace_labels={}))
 
 
-def generate(seed: int, size: str) -> Scenario:
-    """The scenario of `seed`: a small (4-7 clusters) or medium (8-12) fleet and its demand."""
+def generate(seed: int, size: str, *, packing: str = "Nodes") -> Scenario:
+    """The scenario of `seed`: a small (4-7 clusters) or medium (8-12) fleet and its demand; `packing` on every pool."""
     rng = random.Random(f"{size}-{seed}")
     count = rng.randint(4, 7) if size == "small" else rng.randint(8, 12)
-    clusters = tuple(api.parse_cluster(_cluster(rng, i)) for i in range(count))
+    clusters = tuple(api.parse_cluster(_cluster(rng, i, packing)) for i in range(count))
     fleet = sum(pool_gpus(p) * p.nodes for c in clusters for p in c.pools)
     target = fleet * rng.uniform(0.8, 1.3)
     picked: list[tuple[Shape, int]] = []
@@ -250,4 +256,4 @@ def generate(seed: int, size: str) -> Scenario:
         make_demand(shape.name, f"d{i:02d}-{shape.name}", f"team-{i % 4}", replicas)
         for i, (shape, replicas) in enumerate(picked)
     )
-    return Scenario(seed=seed, size=size, clusters=clusters, demand=demand)
+    return Scenario(seed=seed, size=size, clusters=clusters, demand=demand, packing=packing)

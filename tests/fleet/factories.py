@@ -45,8 +45,14 @@ def score(cluster: str, total: int, **scores: int) -> ClusterScore:
 
 
 def chip(
-    replica: ModelReplica, *, nodes: int = 1, origin: Origin = Origin.OTHER, engines: Sequence[str] = ("main",)
+    replica: ModelReplica,
+    *,
+    nodes: int = 1,
+    origin: Origin = Origin.OTHER,
+    engines: Sequence[str] = ("main",),
+    devices: int | None = None,
 ) -> Chip:
+    """A replica's chip; its pods claim 8 devices per node unless `devices` says otherwise."""
     return Chip(
         namespace=replica.namespace,
         deployment=replica.deployment,
@@ -56,8 +62,12 @@ def chip(
         nodes=nodes,
         engines=tuple(engines),
         origin=origin,
+        devices=8 * nodes if devices is None else devices,
     )
 
 
-def pool_view(name: str, *, nodes: int = 4, chips: Sequence[Chip] = (), devices: str = "8x gpu") -> PoolView:
-    return PoolView(name=name, nodes=nodes, used=sum(c.nodes for c in chips), chips=tuple(chips), devices=devices)
+def pool_view(
+    name: str, *, nodes: int = 4, chips: Sequence[Chip] = (), devices: str = "8x gpu", per_node: int = 8
+) -> PoolView:
+    used = sum(c.nodes for c in chips)
+    return PoolView(name=name, nodes=nodes, used=used, chips=tuple(chips), devices=devices, per_node=per_node)

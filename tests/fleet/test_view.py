@@ -3,15 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 from modelplane.fleet import ClusterView, FleetView, Origin, build
-from modelplane.model import Cluster, Deployment, ModelReplica, Phase, ServingMode, TaintEffect
-from modelplane.scheduler import Code, RemovedReplica, ScheduleResult
+from modelplane.fleet.text import cluster_rows
+from modelplane.model import Cluster, Deployment, ModelReplica, Phase, PoolPacking, ServingMode, TaintEffect
+from modelplane.scheduler import Code, RemovedReplica, ScheduleResult, schedule
 
 from tests.fleet.factories import chip, pool_view, rejected, result, score
-from tests.scheduler.factories import cluster, deployment, engine, leader_worker, observed, pool, taint
+from tests.scheduler.factories import (
+    cluster,
+    deployment,
+    engine,
+    leader_worker,
+    member,
+    observed,
+    pool,
+    request,
+    taint,
+)
 
 DEP = deployment("llm", namespace="team-a", replicas=1)
 OTHER = deployment("chat", namespace="team-b")
@@ -263,3 +274,16 @@ def test_free_is_what_the_pool_publishes_minus_what_is_held_and_may_go_negative(
         (p.name, p.free) for p in (pool_view("a", nodes=4), pool_view("b", nodes=1, chips=[chip(THEIRS_A0, nodes=3)]))
     ]
     assert got == [("a", 4), ("b", -2)]
+
+
+def test_a_shared_pool_shows_devices_per_replica_and_the_nodes_they_fill_at_least() -> None:
+    small = deployment(
+        "small", namespace="team-a", replicas=3, engines=[engine(members=[member(requests=[request(count=3)])])]
+    )
+    fleet = [cluster("a", pools=[replace(pool("h100", nodes=2), packing=PoolPacking.DEVICES)])]
+    got = build(small, fleet, [], schedule(small, fleet, []))
+    assert cluster_rows(got.clusters[0]) == [
+        ("a", "yes", "-", "h100", "8x gpu (shared)", "2", "2", "0", "team-a/small#0 main (new, 3 devices)"),
+        ("", "", "", "", "", "", "", "", "team-a/small#1 main (new, 3 devices)"),
+        ("", "", "", "", "", "", "", "", "team-a/small#2 main (new, 3 devices)"),
+    ]

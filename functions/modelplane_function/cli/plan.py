@@ -31,7 +31,7 @@ from modelplane_function.cli.render.contained import contained
 from modelplane_function.cli.render.defaults import namespace_notes
 from modelplane_function.cli.render.driver import configure_logging, render_with, serving
 from modelplane_function.cli.render.errors import RenderFailure
-from modelplane_function.cli.render.explain import clusters_of, fleet_view
+from modelplane_function.cli.render.explain import blocked_by, clusters_of, fleet_view
 from modelplane_function.cli.render.verdict import Finding, failures
 from modelplane_function.cli.render.wire import Doc
 from modelplane_function.cli.render.xr import ANNOTATION_RESOURCE_NAME, name_of, namespace_of
@@ -233,18 +233,22 @@ def _replicas(state: _State) -> list[ModelReplica]:
     return out
 
 
-def _outcome(xr: Mapping[str, Any], state: _State, clusters: Sequence[Cluster]) -> DeploymentOutcome:
+def _outcome(
+    xr: Mapping[str, Any], state: _State, clusters: Sequence[Cluster], replicas: Sequence[ModelReplica]
+) -> DeploymentOutcome:
     key = _key(xr)
     docs = state.documents[key]
     reason, message = _condition(docs[0].get("status"))
     request = state.requests[key]
-    view = fleet_view(fnv1.RunFunctionRequest.FromString(request), clusters) if request else "not rendered"
+    req = fnv1.RunFunctionRequest.FromString(request) if request else None
+    view = fleet_view(req, clusters) if req is not None else "not rendered"
     if isinstance(view, str):
         view = _unscheduled_view(xr, state.own[key], view)
+    blocked = blocked_by(req, replicas) if req is not None and view.unplaced else ()
     replica_failures = tuple(
         f"{f.name}: {f.reason}: {f.message}" for f in failures(docs[1:]) if f.kind == names.KIND_REPLICA
     )
-    return DeploymentOutcome(view=view, reason=reason, message=message, failures=replica_failures)
+    return DeploymentOutcome(view=view, reason=reason, message=message, failures=replica_failures, blocked_by=blocked)
 
 
 def plan(paths: Sequence[Path], *, apis: Path | None = None, max_rounds: int = MAX_ROUNDS, debug: bool = False) -> Plan:
@@ -255,10 +259,11 @@ def plan(paths: Sequence[Path], *, apis: Path | None = None, max_rounds: int = M
         compositions = load.compositions(apis or load.default_apis())
         state = asyncio.run(_rounds(inputs, compositions, max_rounds))
         clusters = clusters_of(inputs.fleet)
-        outcomes = [_outcome(xr, state, clusters) for xr in inputs.deployments]
+        replicas = _replicas(state)
+        outcomes = [_outcome(xr, state, clusters, replicas) for xr in inputs.deployments]
         view = build_plan(
             clusters,
-            _replicas(state),
+            replicas,
             outcomes,
             created=frozenset(name_of(r) for rs in state.own.values() for r in rs) - state.initial,
             rounds=state.rounds,

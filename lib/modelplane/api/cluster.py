@@ -153,9 +153,12 @@ def _unique_devices(devices: tuple[Device, ...] | None) -> tuple[Device, ...] | 
     return devices
 
 
-def _domain_pool(name: str, nodes: int, devices: tuple[Device, ...]) -> m.NodePool:
+def _domain_pool(name: str, nodes: int, devices: tuple[Device, ...], packing: str) -> m.NodePool:
     converted = tuple(d.to_domain() for d in sorted(devices, key=lambda d: d.name))
-    return m.NodePool(name=name, nodes=nodes, devices=converted)
+    return m.NodePool(name=name, nodes=nodes, devices=converted, packing=m.PoolPacking(packing))
+
+
+Packing = Literal["Nodes", "Devices"]
 
 
 MAX_NODES = 100_000  # the XRD maximum
@@ -166,6 +169,7 @@ class NodePool(Wire):
 
     name: str = Field(min_length=1, max_length=63, pattern=DNS_LABEL)
     nodes: Int | None = Field(default=None, ge=0, le=MAX_NODES)
+    packing: Packing = "Nodes"
     devices: tuple[Annotated[Device, _memoised("spec")], ...] | None = Field(default=None, max_length=16)
     class_name: str | None = Field(default=None, min_length=1, max_length=253)
     node_count: Int | None = Field(default=None, ge=0, le=MAX_NODES)
@@ -202,7 +206,7 @@ class NodePool(Wire):
 
     def to_domain(self) -> m.NodePool:
         """The pool as spec says it; a className pool's devices are known only once published."""
-        return _domain_pool(self.name, self.schedulable_nodes, self.devices or ())
+        return _domain_pool(self.name, self.schedulable_nodes, self.devices or (), self.packing)
 
 
 class PublishedPool(Wire):
@@ -210,12 +214,13 @@ class PublishedPool(Wire):
 
     name: str = Field(min_length=1, max_length=63, pattern=DNS_LABEL)
     nodes: Int = Field(default=0, ge=0, le=MAX_NODES)
+    packing: Packing = "Nodes"
     devices: tuple[Annotated[PublishedDevice, _memoised("status")], ...] | None = Field(default=None, max_length=16)
 
     _unique = field_validator("devices")(_unique_devices)
 
     def to_domain(self) -> m.NodePool:
-        return _domain_pool(self.name, self.nodes, self.devices or ())
+        return _domain_pool(self.name, self.nodes, self.devices or (), self.packing)
 
 
 def _unique_pools(pools: tuple[NodePool, ...] | tuple[PublishedPool, ...] | None) -> object:

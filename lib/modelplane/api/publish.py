@@ -73,6 +73,8 @@ def gpu_pools_status(
         if pool.class_name is not None:
             devices = _class_devices(pool.class_name, (classes or {}).get(pool.class_name))
         published: dict[str, Any] = {"name": pool.name, "nodes": pool.schedulable_nodes}
+        if pool.packing != "Nodes":  # a Nodes pool is published exactly as Modelplane publishes it
+            published["packing"] = pool.packing
         if devices is not None:
             published["devices"] = [dump(d) for d in sorted(devices, key=lambda d: d.name)]
         out.append(published)

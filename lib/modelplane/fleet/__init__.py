@@ -1,5 +1,6 @@
 """The fleet view: pool occupancy after a placement, and why replicas landed (or did not) where they did."""
 
+from modelplane.fleet.gap import Blocker, Gpus, blockers, gpus
 from modelplane.fleet.page import page
 from modelplane.fleet.plan import DeploymentOutcome, PlanView, build_plan, plan_text
 from modelplane.fleet.plan_page import plan_page
@@ -7,15 +8,19 @@ from modelplane.fleet.text import pool_table, text
 from modelplane.fleet.view import Chip, ClusterView, FleetView, Origin, PoolView, build
 
 __all__ = [
+    "Blocker",
     "Chip",
     "ClusterView",
     "DeploymentOutcome",
     "FleetView",
+    "Gpus",
     "Origin",
     "PlanView",
     "PoolView",
+    "blockers",
     "build",
     "build_plan",
+    "gpus",
     "page",
     "plan_page",
     "plan_text",

@@ -64,23 +64,27 @@ def colours(view: FleetView) -> dict[str, str]:
     return owner_colours(view.owners)
 
 
-def chip_caption(chip: Chip) -> str:
+def chip_caption(chip: Chip, *, shared: bool = False) -> str:
     """A chip's words on a page: the replica by deployment, cluster and index, then what it holds."""
-    return chip_text(chip, chip.replica)
+    return chip_text(chip, chip.replica, shared=shared)
 
 
-def _chip(chip: Chip, colour: str) -> str:
+def _chip(chip: Chip, colour: str, *, shared: bool = False) -> str:
     # A long name is cut short on one line (a pill broken over lines reads as two); the tip has it all.
-    tip = f"{chip_caption(chip)}: ModelReplica {chip.name}"
-    return (
-        f'<li class="chip {chip.origin}" style="background:{colour}" title="{esc(tip)}">{esc(chip_caption(chip))}</li>'
-    )
+    caption = chip_caption(chip, shared=shared)
+    tip = f"{caption}: ModelReplica {chip.name}"
+    return f'<li class="chip {chip.origin}" style="background:{colour}" title="{esc(tip)}">{esc(caption)}</li>'
+
+
+def _share(pool: PoolView, chip: Chip) -> float:
+    """The nodes a chip's pods fill: whole nodes, or its devices' share of a node on a shared pool."""
+    return chip.devices / max(pool.per_node, 1) if pool.shared else chip.nodes
 
 
 def _bar(pool: PoolView, palette: dict[str, str]) -> str:
     scale = max(pool.nodes, pool.used, 1)
     segs = "".join(
-        f'<span class="seg" style="width:{100 * c.nodes / scale:.2f}%;background:{palette[c.owner]}"'
+        f'<span class="seg" style="width:{100 * _share(pool, c) / scale:.2f}%;background:{palette[c.owner]}"'
         f' title="{esc(c.label)}: {c.nodes}"></span>'
         for c in pool.chips
     )
@@ -91,7 +95,7 @@ def _bar(pool: PoolView, palette: dict[str, str]) -> str:
 
 def pool_cell(pool: PoolView, palette: dict[str, str]) -> str:
     usage = f"{pool.used}/{pool.nodes} used, {pool.free} free" if pool.free >= 0 else f"overcommitted by {-pool.free}"
-    chips = "".join(_chip(c, palette[c.owner]) for c in pool.chips)
+    chips = "".join(_chip(c, palette[c.owner], shared=pool.shared) for c in pool.chips)
     body = f'<ul class="chips">{chips}</ul>' if chips else '<p class="empty">no replicas</p>'
     return (
         f'<div class="pool"><div class="pool-head"><b>{esc(pool.name)}</b><span>{esc(usage)}</span></div>'

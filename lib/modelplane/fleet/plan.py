@@ -9,8 +9,9 @@ placement, its per-cluster verdicts and scores. Everything is sorted.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from modelplane.fleet.gap import Blocker, Gpus, gpus
 from modelplane.fleet.text import POOL_HEADER, cluster_rows, excluded_table, full_table, rejection_table, table
 from modelplane.fleet.view import ClusterView, FleetView, Origin, chips_by_pool, pool_views, taints_of
 from modelplane.model import Cluster, ModelReplica
@@ -24,6 +25,7 @@ class DeploymentOutcome:
     reason: str  # its ReplicasScheduled reason (Scheduled, InsufficientCapacity, InvalidSpec, ...)
     message: str  # that condition's message
     failures: tuple[str, ...] = ()  # its ModelReplicas that failed to render: "name: reason: message"
+    blocked_by: tuple[Blocker, ...] = ()  # other replicas on the pools its unplaced replicas could use
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -33,6 +35,7 @@ class PlanView:
     owners: tuple[str, ...]  # the plan's deployments in order, then any other owner of a chip
     rounds: int
     converged: bool
+    gpus: Gpus = field(default_factory=lambda: Gpus(fleet=0, placed=0, held=0))
 
     @property
     def desired(self) -> int:
@@ -74,6 +77,7 @@ def build_plan(
         owners=(*(d.view.subject for d in deployments), *sorted(others)),
         rounds=rounds,
         converged=converged,
+        gpus=gpus(views),
     )
 
 
@@ -84,6 +88,13 @@ def headline(plan: PlanView) -> str:
         f"Fleet plan: {n} deployment{'s' if n != 1 else ''}, {plan.placed} of {plan.desired} replicas placed;"
         f" {settled} (order: {ORDER})."
     )
+
+
+def gpu_line(plan: PlanView) -> str:
+    """The gap in one line: GPUs claimed of the fleet's, and those idle on nodes replicas hold."""
+    g = plan.gpus
+    share = f" ({100 * g.placed // g.fleet}% of the fleet's {g.fleet})" if g.fleet else ""
+    return f"GPUs: {g.placed} claimed{share}; {g.stranded} more idle on the nodes replicas hold."
 
 
 def _where(view: FleetView) -> str:
@@ -112,13 +123,16 @@ def problems(d: DeploymentOutcome) -> list[str]:
         excluded = excluded_table(view)
         if excluded:
             out += ["  left out by the clusterSelector:", *excluded]
+        if view.unplaced and d.blocked_by:
+            out += ["  held by other deployments' replicas on the pools it could use:"]
+            out += [f"    {b.text()}" for b in d.blocked_by]
     out += [f"{view.subject}: replica {f}" for f in d.failures]
     return out
 
 
 def plan_text(plan: PlanView) -> str:
     """The whole plan: headline, deployments, why replicas are unplaced, then the pools."""
-    out = [headline(plan), *deployment_table(plan)]
+    out = [headline(plan), gpu_line(plan), *deployment_table(plan)]
     trouble = [line for d in plan.deployments for line in problems(d)]
     if trouble:
         out += ["Unplaced replicas and failures:", *trouble]

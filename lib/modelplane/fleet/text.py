@@ -17,12 +17,16 @@ def _nodes(n: int) -> str:
     return f"{n} node" if n == 1 else f"{n} nodes"
 
 
-def chip_text(chip: Chip, label: str = "") -> str:
-    """The chip in words, led by `label` (default: the replica within its cluster's row)."""
+def chip_text(chip: Chip, label: str = "", *, shared: bool = False) -> str:
+    """The chip in words, led by `label` (default: the replica within its cluster's row).
+
+    On a shared pool (`packing: Devices`) it says the devices the replica's pods claim, else its nodes.
+    """
     where = f"{label or chip.label} {','.join(chip.engines)}"
+    held = f"{chip.devices} {'device' if chip.devices == 1 else 'devices'}" if shared else _nodes(chip.nodes)
     if chip.origin is Origin.OTHER:
-        return f"{where} ({_nodes(chip.nodes)})"
-    return f"{where} ({chip.origin}, {_nodes(chip.nodes)})"
+        return f"{where} ({held})"
+    return f"{where} ({chip.origin}, {held})"
 
 
 def cluster_rows(c: ClusterView) -> list[tuple[str, ...]]:
@@ -33,7 +37,7 @@ def cluster_rows(c: ClusterView) -> list[tuple[str, ...]]:
         return [(*head, "-", "", "", "", "", "")]
     for pool in c.pools:
         counts = (pool.name, pool.devices or "-", str(pool.nodes), str(pool.used), str(pool.free))
-        chips = [chip_text(chip) for chip in pool.chips] or ["-"]
+        chips = [chip_text(chip, shared=pool.shared) for chip in pool.chips] or ["-"]
         rows.append((*(blank if rows else head), *counts, chips[0]))
         rows += [(*blank, "", "", "", "", "", more) for more in chips[1:]]
     return rows

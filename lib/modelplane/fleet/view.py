@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from modelplane.model import Cluster, Deployment, Device, ModelReplica, NodePool
+from modelplane.scheduler.capacity import dra_devices_per_node, shares_devices
 from modelplane.scheduler.filters import REASON_SELECTOR_MISMATCH
 from modelplane.scheduler.result import ClusterScore, Code, RemovedReplica, ScheduleResult, Status
 
@@ -37,6 +38,7 @@ class Chip:
     nodes: int
     engines: tuple[str, ...]  # engines with a member on this pool, spec order
     origin: Origin
+    devices: int = 0  # DRA devices its pods claim on this pool
 
     @property
     def owner(self) -> str:
@@ -60,6 +62,8 @@ class PoolView:
     used: int
     chips: tuple[Chip, ...]
     devices: str = ""  # what each node carries: "8x NVIDIA H100 80GB HBM3, 8x ib"
+    shared: bool = False  # `packing: Devices`: pods share nodes, and `used` is the nodes they need at least
+    per_node: int = 0  # DRA devices per node (the GPUs, for the plan's totals)
 
     @property
     def free(self) -> int:
@@ -152,6 +156,12 @@ def _chips(replica: ModelReplica, origin: Origin) -> dict[str, Chip]:
             nodes=nodes,
             engines=engines,
             origin=origin,
+            devices=sum(
+                m.pods_per_copy * e.copies * sum(r.count for r in m.device_requests)
+                for e in replica.engines
+                for m in e.members
+                if m.pool == pool
+            ),
         )
     return out
 
@@ -173,12 +183,16 @@ def pool_views(cluster: Cluster, by_pool: Mapping[tuple[str, str], Sequence[Chip
         PoolView(
             name=pool.name,
             nodes=pool.nodes,
-            used=sum(c.nodes for c in chips),
+            used=-(-sum(c.devices for c in chips) // max(per_node, 1)) if shared else sum(c.nodes for c in chips),
             chips=chips,
-            devices=devices(pool),
+            devices=devices(pool) + (" (shared)" if shared else ""),
+            shared=shared,
+            per_node=per_node,
         )
         for pool in sorted(cluster.pools, key=lambda p: p.name)
         for chips in (tuple(by_pool.get((cluster.name, pool.name), ())),)
+        for shared in (shares_devices(pool),)
+        for per_node in (dra_devices_per_node(pool),)
     )
 
 

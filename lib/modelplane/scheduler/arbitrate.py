@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from modelplane.model import Cluster, ModelReplica
+from modelplane.scheduler.capacity import capacities, take_all
 
 _YIELDED = " is overcommitted and older replicas hold its nodes"
 
@@ -43,17 +44,16 @@ def left_over(clusters: Mapping[str, Cluster], holders: Iterable[ModelReplica]) 
 
     Charges on pools a cluster does not publish are ignored, as the ledger ignores them.
     """
-    free = {name: {p.name: p.nodes for p in c.pools} for name, c in clusters.items()}
+    free = {name: capacities(c.pools) for name, c in clusters.items()}
     lost: dict[tuple[str, str], str] = {}
     for r in sorted(holders, key=seniority):
         pools = free.get(r.cluster)
         if pools is None:
             continue
-        cost = {pool: n for pool, n in r.node_cost_by_pool().items() if pool in pools and n > 0}
-        short = sorted(pool for pool, n in cost.items() if n > pools[pool])
+        cost = {pool: charge for pool, charge in r.charges_by_pool().items() if pool in pools}
+        short = sorted(pool for pool, charge in cost.items() if not pools[pool].fits(charge))
         if short:
             lost[(r.namespace, r.name)] = short[0]
             continue
-        for pool, n in cost.items():
-            pools[pool] -= n
+        take_all(pools, cost)
     return lost

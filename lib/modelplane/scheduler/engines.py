@@ -10,13 +10,24 @@ between rounds never change them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TypeAlias
 
 from modelplane.devices import DeviceMatcher
 from modelplane.devices.quantity import QuantityError, parse_quantity
-from modelplane.model import ClaimKind, Cluster, Deployment, Device, Engine, NodePool, ResolvedDeviceRequest
+from modelplane.model import (
+    ClaimKind,
+    Cluster,
+    Deployment,
+    Device,
+    Engine,
+    NodePool,
+    PoolCharge,
+    ResolvedDeviceRequest,
+    engine_charge,
+)
+from modelplane.scheduler.capacity import shares_devices
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -27,6 +38,7 @@ class EngineOption:
     pool: str
     cost: int
     requests: tuple[tuple[ResolvedDeviceRequest, ...], ...]
+    charge: PoolCharge = field(default_factory=PoolCharge)  # what it holds there: nodes, and pods as device groups
     claimed: int = 0  # DRA devices the engine's pods claim
     idle: int = 0  # DRA devices left unclaimed on the nodes it holds
     spare: int = 0  # Synthetic device kinds (a NIC) on those nodes that the engine does not ask for, per node
@@ -42,6 +54,7 @@ def engine_option(matcher: DeviceMatcher, engine: Engine, pool: NodePool) -> Eng
     requests: list[tuple[ResolvedDeviceRequest, ...]] = []
     cost = claimed = 0
     synthetic_requests = 0
+    claiming: list[tuple[int, int]] = []
     for member in engine.members:
         match = matcher.match_member(member, pool)
         if match is None:
@@ -50,10 +63,13 @@ def engine_option(matcher: DeviceMatcher, engine: Engine, pool: NodePool) -> Eng
         synthetic_requests = max(synthetic_requests, len(member.device_requests) - len(match.resolved))
         if match.resolved:
             pods = member.pods_per_copy * engine.copies
+            devices = sum(r.count for r in match.resolved)
             cost += pods
-            claimed += pods * sum(r.count for r in match.resolved)
+            claimed += pods * devices
+            claiming.append((member.pods_per_copy, devices))
     if cost == 0:
         return None
+    shared = shares_devices(pool)
     dra = [d for d in pool.devices if d.claim is ClaimKind.DRA and d.count > 0]
     classes = {r.device_class_name for member in requests for r in member}
     synthetic = sum(1 for d in pool.devices if d.claim is ClaimKind.SYNTHETIC and d.count > 0)
@@ -61,8 +77,10 @@ def engine_option(matcher: DeviceMatcher, engine: Engine, pool: NodePool) -> Eng
         pool=pool.name,
         cost=cost,
         requests=tuple(requests),
+        charge=engine_charge(engine.copies, tuple(claiming)),
         claimed=claimed,
-        idle=max(cost * sum(d.count for d in dra) - claimed, 0),
+        # on a shared pool other replicas' pods use the rest of a node's devices
+        idle=0 if shared else max(cost * sum(d.count for d in dra) - claimed, 0),
         spare=max(synthetic - synthetic_requests, 0),
         size=max((_size(d) for d in dra if d.device_class_name in classes), default=Fraction(0)),
     )
@@ -135,9 +153,9 @@ class EngineOptions:
         return pools
 
 
-def cost_by_pool(options: tuple[EngineOption, ...]) -> Mapping[str, int]:
-    """Nodes a replica holds per pool when its engines take `options`."""
-    cost: dict[str, int] = {}
+def cost_by_pool(options: tuple[EngineOption, ...]) -> Mapping[str, PoolCharge]:
+    """What a replica holds per pool when its engines take `options`."""
+    cost: dict[str, PoolCharge] = {}
     for opt in options:
-        cost[opt.pool] = cost.get(opt.pool, 0) + opt.cost
+        cost[opt.pool] = cost[opt.pool] + opt.charge if opt.pool in cost else opt.charge
     return cost

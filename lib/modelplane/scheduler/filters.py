@@ -67,22 +67,24 @@ class Context:
         version = self.ledger.version(cluster.name)
         cached = self._fits.get(cluster.name)
         if cached is None or cached[0] != version:
-            order = None if self.packing is None else self._order()
-            cached = (version, assign(self.engines.of(cluster), self.ledger.free(cluster.name), order))
+            order = None if self.packing is None else self._order(cluster)
+            cached = (version, assign(self.engines.of(cluster), self.ledger.view(cluster.name), order))
             self._fits[cluster.name] = cached
         return cached[1]
 
-    def _order(self) -> Callable[[int, EngineOption], int]:
+    def _order(self, cluster: Cluster) -> Callable[[int, EngineOption], int]:
         packing = self.packing
         assert packing is not None  # only called with a packing
-        return lambda engine, option: packing.penalty(engine, option).total
+        pools = self.ledger.view(cluster.name)
+        return lambda engine, option: packing.penalty(engine, option, pools.get(option.pool)).total
 
-    def penalty(self, options: tuple[EngineOption, ...]) -> Penalty:
+    def penalty(self, cluster: Cluster, options: tuple[EngineOption, ...]) -> Penalty:
         """The packing penalty of a replica taking `options` (engine i on options[i]); zero without packing."""
         total = Penalty()
         if self.packing is not None:
+            pools = self.ledger.view(cluster.name)
             for engine, option in enumerate(options):
-                total += self.packing.penalty(engine, option)
+                total += self.packing.penalty(engine, option, pools.get(option.pool))
         return total
 
     def free_matching_nodes(self, cluster: Cluster) -> int:
@@ -174,7 +176,7 @@ def _replicas_readable(ctx: Context, cluster: Cluster) -> Status:
 def _enough_free_nodes(ctx: Context, cluster: Cluster) -> Status:
     if ctx.assignment(cluster) is not None:
         return FIT
-    detail = shortfall(ctx.deployment.engines, ctx.engines.of(cluster), ctx.ledger.free(cluster.name))
+    detail = shortfall(ctx.deployment.engines, ctx.engines.of(cluster), ctx.ledger.view(cluster.name))
     return Status(code=Code.UNSCHEDULABLE, reason=REASON_NO_CAPACITY, detail=detail)
 
 

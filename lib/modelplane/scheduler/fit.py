@@ -13,52 +13,72 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from modelplane.model import Engine
+from modelplane.scheduler.capacity import DeviceCapacity, PoolCapacity
 from modelplane.scheduler.engines import ClusterOptions, EngineOption
 
 
 def assign(
-    options: ClusterOptions, free: Mapping[str, int], penalty: Callable[[int, EngineOption], int] | None = None
+    options: ClusterOptions,
+    pools: Mapping[str, PoolCapacity],
+    penalty: Callable[[int, EngineOption], int] | None = None,
 ) -> tuple[EngineOption, ...] | None:
     """One option per engine fitting `free` together, or None when no such assignment exists.
 
     `penalty(engine index, option)` orders each engine's pools before best fit (packing.py).
     """
-    remaining = dict(free)
+    remaining = {name: cap.copy() for name, cap in pools.items()}
     chosen: list[EngineOption] = []
-    failed: set[tuple[int, tuple[tuple[str, int], ...]]] = set()
+    failed: set[tuple[int, tuple[tuple[str, object], ...]]] = set()
 
     def search(i: int) -> bool:
         if i == len(options):
             return True
-        state = (i, tuple(sorted(remaining.items())))
+        state = (i, tuple(sorted((name, cap.state()) for name, cap in remaining.items())))
         if state in failed:
             return False
-        fitting = [o for o in options[i] if o.cost <= remaining.get(o.pool, 0)]
-        for opt in sorted(fitting, key=lambda o: (penalty(i, o) if penalty else 0, remaining[o.pool], o.pool)):
-            remaining[opt.pool] -= opt.cost
+        fitting = [o for o in options[i] if o.pool in remaining and remaining[o.pool].fits(o.charge)]
+        for opt in sorted(
+            fitting, key=lambda o: (penalty(i, o) if penalty else 0, remaining[o.pool].free_nodes(), o.pool)
+        ):
+            remaining[opt.pool].take(opt.charge)
             chosen.append(opt)
             if search(i + 1):
                 return True
             chosen.pop()
-            remaining[opt.pool] += opt.cost
+            remaining[opt.pool].take(opt.charge, sign=-1)
         failed.add(state)
         return False
 
     return tuple(chosen) if search(0) else None
 
 
-def shortfall(engines: Sequence[Engine], options: ClusterOptions, free: Mapping[str, int]) -> str:
+def shortfall(engines: Sequence[Engine], options: ClusterOptions, pools: Mapping[str, PoolCapacity]) -> str:
     """Why `assign` found nothing: the first engine no pool fits, else the engines that fit only singly."""
     for engine, opts in zip(engines, options, strict=True):
-        if not any(o.cost <= free.get(o.pool, 0) for o in opts):
+        if not any(o.pool in pools and pools[o.pool].fits(o.charge) for o in opts):
             # The closest miss: the pool with the most free nodes (then name).
-            best = min(opts, key=lambda o: (-free.get(o.pool, 0), o.pool))
-            have = max(free.get(best.pool, 0), 0)
+            best = min(opts, key=lambda o: (-_free(pools, o.pool), o.pool))
+            cap = pools.get(best.pool)
+            if isinstance(cap, DeviceCapacity):
+                return f"pool {best.pool}: {cap.describe()}, engine {engine.name} needs {_pods(best)}"
+            have = max(_free(pools, best.pool), 0)
             return f"pool {best.pool}: {have} free {_nodes(have)}, engine {engine.name} needs {best.cost}"
-    pools = sorted({o.pool for opts in options for o in opts})
-    frees = ", ".join(f"pool {p}: {max(free.get(p, 0), 0)} free {_nodes(free.get(p, 0))}" for p in pools)
-    names = ", ".join(e.name for e in engines)
-    return f"engines {names} each fit a pool but not all together ({frees})"
+    names = sorted({o.pool for opts in options for o in opts})
+    frees = ", ".join(f"pool {p}: {pools[p].describe()}" for p in names if p in pools)
+    engine_names = ", ".join(e.name for e in engines)
+    return f"engines {engine_names} each fit a pool but not all together ({frees})"
+
+
+def _free(pools: Mapping[str, PoolCapacity], pool: str) -> int:
+    cap = pools.get(pool)
+    return cap.free_nodes() if cap is not None else 0
+
+
+def _pods(option: EngineOption) -> str:
+    groups = option.charge.groups
+    pods = sum(g.pods for g in groups)
+    devices = max((g.devices for g in groups), default=0)
+    return f"{pods} {'pod' if pods == 1 else 'pods'} of {devices} {'device' if devices == 1 else 'devices'}"
 
 
 def _nodes(n: int) -> str:

@@ -23,24 +23,30 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from modelplane.model import Cluster
+from modelplane.scheduler.capacity import DeviceCapacity, PoolCapacity
 from modelplane.scheduler.engines import EngineOption, EngineOptions
 
 IDLE = 1  # per idle device
 LARGER = 2  # per claimed device, per capacity rank above the smallest adequate device
 SPARE = 4  # per node, per Synthetic device kind the engine does not use
+MIXING = 4  # per device of a node, per pod size new to a shared pool that already holds pods
+OPENING = 2  # per device of a node, for the first pods on a shared pool
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Penalty:
     idle: int = 0
     premium: int = 0
+    mixing: int = 0
 
     @property
     def total(self) -> int:
-        return self.idle + self.premium
+        return self.idle + self.premium + self.mixing
 
     def __add__(self, other: Penalty) -> Penalty:
-        return Penalty(idle=self.idle + other.idle, premium=self.premium + other.premium)
+        return Penalty(
+            idle=self.idle + other.idle, premium=self.premium + other.premium, mixing=self.mixing + other.mixing
+        )
 
 
 class Packing:
@@ -60,7 +66,19 @@ class Packing:
         self._sizes = {index: tuple(sorted(values)) for index, values in sizes.items()}
         self._memo.clear()
 
-    def penalty(self, engine: int, option: EngineOption) -> Penalty:
+    def penalty(self, engine: int, option: EngineOption, pool: PoolCapacity | None = None) -> Penalty:
+        """The option's penalty; on a shared pool (`pool` given) also what mixing pod sizes there costs."""
+        static = self._static(engine, option)
+        if not isinstance(pool, DeviceCapacity):
+            return static
+        if not pool.groups:  # opening an unused shared pool splits free capacity the other pools could take
+            return Penalty(idle=static.idle, premium=static.premium, mixing=OPENING * pool.per_node)
+        present = {g.devices for g in pool.groups}
+        new = {g.devices for g in option.charge.groups} - present
+        # A pod size new to the pool lets smaller pods crowd larger ones out of every node (capacity.py).
+        return Penalty(idle=static.idle, premium=static.premium, mixing=MIXING * pool.per_node * len(new))
+
+    def _static(self, engine: int, option: EngineOption) -> Penalty:
         # Options are shared by every pool of one name and content (engines.py), and so is the penalty.
         cached = self._memo.get((engine, id(option)))
         if cached is not None and cached[0] is option:

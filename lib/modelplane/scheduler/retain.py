@@ -12,10 +12,11 @@ InferenceCluster cannot be read is `held`: kept exactly as observed, since nothi
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from modelplane.model import Cluster, Deployment, ModelReplica, TaintEffect
+from modelplane.model import Cluster, Deployment, ModelReplica, PoolCharge, TaintEffect
 from modelplane.scheduler.engines import EngineOption, EngineOptions, cost_by_pool
 from modelplane.scheduler.ledger import Ledger
 from modelplane.scheduler.selectors import admits_namespace, selector_matches, untolerated_taints
@@ -92,15 +93,15 @@ def charge_kept(ledger: Ledger, kept: Sequence[Kept]) -> tuple[list[Kept], list[
     """
     holding = [k for k in kept if k.held]
     kept = [k for k in kept if not k.held]
-    olds: list[Mapping[str, int]] = [k.observed.node_cost_by_pool() for k in kept]
-    news: list[Mapping[str, int]] = [cost_by_pool(k.options) for k in kept]
+    olds: list[Mapping[str, PoolCharge]] = [k.observed.charges_by_pool() for k in kept]
+    news: list[Mapping[str, PoolCharge]] = [cost_by_pool(k.options) for k in kept]
     floors = [_floor(old, new) for old, new in zip(olds, news, strict=True)]
     for k, floor in zip(kept, floors, strict=True):
         ledger.charge(k.cluster.name, floor)
     staying: list[Kept] = list(holding)
     dropped: list[tuple[Kept, str]] = []
-    for k, old, new, floor in zip(kept, olds, news, floors, strict=True):
-        growth = {pool: n - floor.get(pool, 0) for pool, n in new.items() if n > old.get(pool, 0)}
+    for k, new, floor in zip(kept, news, floors, strict=True):
+        growth = {pool: g for pool, charge in new.items() if (g := _minus(charge, floor.get(pool))) != PoolCharge()}
         if ledger.fits(k.cluster.name, growth):
             ledger.charge(k.cluster.name, growth)
             staying.append(k)
@@ -110,5 +111,24 @@ def charge_kept(ledger: Ledger, kept: Sequence[Kept]) -> tuple[list[Kept], list[
     return staying, dropped
 
 
-def _floor(old: Mapping[str, int], new: Mapping[str, int]) -> dict[str, int]:
-    return {pool: min(old.get(pool, 0), n) for pool, n in new.items()}
+def _floor(old: Mapping[str, PoolCharge], new: Mapping[str, PoolCharge]) -> dict[str, PoolCharge]:
+    """Per pool, what the replica holds both before and after: the smaller node count, the common groups."""
+    floor: dict[str, PoolCharge] = {}
+    for pool, charge in new.items():
+        was = old.get(pool, PoolCharge())
+        if was.groups == charge.groups:  # the common case: same pods, kept cheap
+            floor[pool] = PoolCharge(nodes=min(was.nodes, charge.nodes), groups=charge.groups)
+            continue
+        common = Counter(was.groups) & Counter(charge.groups)
+        floor[pool] = PoolCharge(nodes=min(was.nodes, charge.nodes), groups=tuple(sorted(common.elements())))
+    return floor
+
+
+def _minus(charge: PoolCharge, floor: PoolCharge | None) -> PoolCharge:
+    """What `charge` holds beyond `floor` (its growth)."""
+    if floor is None:
+        return charge
+    if floor.groups == charge.groups:
+        return PoolCharge(nodes=max(charge.nodes - floor.nodes, 0))
+    rest = Counter(charge.groups) - Counter(floor.groups)
+    return PoolCharge(nodes=max(charge.nodes - floor.nodes, 0), groups=tuple(sorted(rest.elements())))

@@ -20,6 +20,7 @@ from modelplane.devices import DeviceMatcher
 from modelplane.model import Cluster, Deployment, ModelReplica
 from modelplane.scheduler.arbitrate import left_over, yield_reason
 from modelplane.scheduler.bind import bind
+from modelplane.scheduler.capacity import PoolCapacity, take_all
 from modelplane.scheduler.engines import EngineOptions, cost_by_pool
 from modelplane.scheduler.filters import Context, FilterRunner
 from modelplane.scheduler.ledger import Ledger
@@ -79,7 +80,7 @@ def schedule(
     charged = [r for r in others if _charged(deployment, by_name.get(r.cluster), r)]
     ledger = Ledger(fleet)
     for r in charged:
-        ledger.charge(r.cluster, r.node_cost_by_pool())
+        ledger.charge_replica(r)
     engines = EngineOptions(deployment, matcher)
 
     # Retain: spec checks per observed replica (one replica per identity).
@@ -114,17 +115,17 @@ def schedule(
     leaving = {x.name for x in removed if x.reason not in GONE_REASONS}
     for r in ours:
         if r.ready and r.name in leaving:
-            ledger.charge(r.cluster, r.node_cost_by_pool())
+            ledger.charge(r.cluster, r.charges_by_pool())
     kept, outgrown = charge_kept(ledger, kept)
     removed.extend(_removed(k.observed, reason) for k, reason in outgrown)
     for k, _ in outgrown:
         if k.observed.ready:
-            ledger.charge(k.cluster.name, k.observed.node_cost_by_pool())
+            ledger.charge(k.cluster.name, k.observed.charges_by_pool())
     for k in kept:
         if not k.held:
             new_cost = cost_by_pool(k.options)
-            old_cost = k.observed.node_cost_by_pool()
-            ledger.charge(k.cluster.name, {p: max(n - new_cost.get(p, 0), 0) for p, n in old_cost.items()})
+            old_cost = k.observed.charges_by_pool()
+            ledger.charge(k.cluster.name, {p: c.beyond(new_cost.get(p)) for p, c in old_cost.items()})
     retained = [_retained(deployment, k) for k in kept]
     shortfall = max(deployment.replicas - len(retained), 0)
     count = shortfall if new_count is None else new_count(frozenset(k.observed.name for k in kept), tuple(removed))
@@ -243,14 +244,11 @@ def _overcommitted(kept: Sequence[Kept], ledger: Ledger) -> set[str]:
     The ledger holds everyone else's charges; kept replicas are charged only later, so their
     observed cost is added here. Only a cluster hosting one of ours matters: only ours can move.
     """
-    free: dict[str, dict[str, int]] = {}
+    pools: dict[str, dict[str, PoolCapacity]] = {}
     for k in kept:
         if not k.held:
-            pools = free.setdefault(k.cluster.name, dict(ledger.free(k.cluster.name)))
-            for pool, n in k.observed.node_cost_by_pool().items():
-                if pool in pools:
-                    pools[pool] -= n
-    return {name for name, pools in free.items() if any(n < 0 for n in pools.values())}
+            take_all(pools.setdefault(k.cluster.name, ledger.pools(k.cluster.name)), k.observed.charges_by_pool())
+    return {name for name, caps in pools.items() if not all(cap.holds() for cap in caps.values())}
 
 
 def _retained(deployment: Deployment, k: Kept) -> ModelReplica:

@@ -7,8 +7,8 @@ more than that. A deployment with `spread: Strict` spreads first, as a rule: few
 then the penalty. Ties go to the cluster whose chosen pools keep the fewest free nodes after the
 placement (best fit, which keeps roomy pools whole for gangs), then to the name.
 
-The scores explain the choice: `spread` is 100 minus the extra replicas, `idle` and `premium` are
-the penalty's parts in devices (lower is better), `free` the free nodes left in the
+The scores explain the choice: `spread` is 100 minus the extra replicas, `idle`, `premium` and
+(on shared pools) `mixing` are the penalty's parts in devices (lower is better), `free` the free nodes left in the
 chosen pools; `total` is 10,000 minus the weighed cost (the order itself is the raw key, so the
 bounded total never reorders it). Because the winner is always the minimum of the raw key, bind
 keeps the standings in a heap by that key and renders the full ranking once, for the diagnosis.
@@ -29,6 +29,7 @@ SCORE_SPREAD = "spread"
 SCORE_IDLE = "idle"
 SCORE_PREMIUM = "premium"
 SCORE_FREE = "free"
+SCORE_MIXING = "mixing"
 MAX_SCORE = 100
 SPREAD = 8  # devices one more replica on an already used cluster is worth avoiding
 _STRICT = 1000  # a Strict deployment's weight per extra replica in the displayed total
@@ -56,15 +57,14 @@ def standing(ctx: Context, cluster: Cluster, replicas_on: Mapping[str, int]) -> 
     if options is None:
         msg = f"cluster {cluster.name} is ranked without an assignment"
         raise AssertionError(msg)
-    free = ctx.ledger.free(cluster.name)
-    taken: dict[str, int] = {}
+    pools = ctx.ledger.pools(cluster.name)
     for o in options:
-        taken[o.pool] = taken.get(o.pool, 0) + o.cost
+        pools[o.pool].take(o.charge)
     return Standing(
         cluster=cluster.name,
         replicas=replicas_on.get(cluster.name, 0),
-        penalty=ctx.penalty(options),
-        free=sum(free.get(pool, 0) - n for pool, n in taken.items()),
+        penalty=ctx.penalty(cluster, options),
+        free=sum(pools[pool].free_nodes() for pool in {o.pool for o in options}),
         strict=ctx.deployment.spread is SpreadPolicy.STRICT,
     )
 
@@ -88,6 +88,8 @@ def rank(standings: Sequence[Standing]) -> tuple[ClusterScore, ...]:
                         SCORE_IDLE: s.penalty.idle,
                         SCORE_PREMIUM: s.penalty.premium,
                         SCORE_FREE: max(s.free, 0),
+                        # only where shared pools make it count
+                        **({SCORE_MIXING: s.penalty.mixing} if s.penalty.mixing else {}),
                     }
                 ),
             )

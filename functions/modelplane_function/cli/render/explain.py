@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import fleet, names
 from modelplane.errors import SpecError
-from modelplane.model import Cluster
+from modelplane.model import Cluster, ModelReplica
 from modelplane.rollout.reconcile import Reconciled
 from modelplane.scheduler import ScheduleResult
 
@@ -114,6 +114,14 @@ def fleet_view(req: fnv1.RunFunctionRequest, fleet_clusters: Sequence[Cluster] =
 def _as_result(rolled: Reconciled) -> ScheduleResult:
     """What the fleet view draws: the desired replicas after this reconcile's share of the rollout."""
     return replace(rolled.schedule, replicas=rolled.replicas, removed=rolled.removed)
+
+
+def blocked_by(req: fnv1.RunFunctionRequest, fleet_replicas: Sequence[ModelReplica]) -> tuple[fleet.Blocker, ...]:
+    """Other deployments' replicas on the pools this request's deployment could use (fleet/gap.py)."""
+    _, inputs, _ = scheduled(req)
+    if inputs is None:
+        return ()
+    return fleet.blockers(inputs.deployment, inputs.clusters, fleet_replicas)
 
 
 def clusters_of(docs: Iterable[Doc]) -> list[Cluster]:
