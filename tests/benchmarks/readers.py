@@ -183,8 +183,18 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
+def missing(module: str | None) -> bool:
+    """Whether a reader's module is not installed (find_spec raises for a submodule of a missing package)."""
+    if module is None:
+        return False
+    try:
+        return importlib.util.find_spec(module) is None
+    except ModuleNotFoundError:
+        return True
+
+
 def measure(reader: Reader, text: str, want: list[Any], runs: int) -> Result:
-    if reader.module is not None and importlib.util.find_spec(reader.module) is None:
+    if missing(reader.module):
         return Result(name=reader.name, wall=None, cpu=None, same_fleet=None, same_probe=None)
     walls: list[float] = []
     cpus: list[float] = []

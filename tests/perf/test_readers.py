@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-
 import yaml
 
 from tests.benchmarks import readers
@@ -19,9 +17,6 @@ def test_each_reader_is_measured_and_checked_or_said_missing() -> None:
     # YAML 1.2 readers read the fleet alike but not YAML 1.1's scalars; a reader not installed is said so.
     yaml_12 = {"ryaml (serde_yaml)", "yaml-rs (saphyr)"}
     assert checks == {
-        r.name: (None, None)
-        if r.module is not None and importlib.util.find_spec(r.module) is None
-        else (True, r.name not in yaml_12)
-        for r in readers.READERS
+        r.name: (None, None) if readers.missing(r.module) else (True, r.name not in yaml_12) for r in readers.READERS
     }
     assert all(r.cpu is not None and r.cpu >= 0 for name, r in got.items() if checks[name] != (None, None))

@@ -39,12 +39,14 @@ class Reconciled:
     counts: Counts
 
 
-def _fate(name: str, kept: frozenset[str], removed: dict[str, str]) -> Fate:
+def _fate(name: str, kept: frozenset[str], removed: dict[str, str], *, current: bool) -> Fate:
     if name in kept:
         return Fate.KEEP
     reason = removed.get(name, "")
     if reason == REASON_SCALED_DOWN:
-        return Fate.SCALE_DOWN
+        # Scale-down takes old revisions first: above spec.replicas because of a surge, an old
+        # replica leaves as one a successor replaces, once that successor is Ready.
+        return Fate.SCALE_DOWN if current else Fate.MOVE
     if yielded(reason):
         return Fate.YIELD
     return Fate.GONE if reason in GONE_REASONS or not reason else Fate.MOVE
@@ -82,7 +84,8 @@ def reconcile(
     def new_count(kept: frozenset[str], removed: Sequence[RemovedReplica]) -> int:
         reasons = {x.name: x.reason for x in removed}
         fleet.extend(
-            Replica(name=n, current=n in current, ready=r.ready, fate=_fate(n, kept, reasons)) for n, r in own.items()
+            Replica(name=n, current=n in current, ready=r.ready, fate=_fate(n, kept, reasons, current=n in current))
+            for n, r in own.items()
         )
         return wanted_new(replicas=deployment.replicas, budget=budget, frozen=frozen, fleet=fleet)
 
@@ -100,7 +103,8 @@ def reconcile(
     # Old replicas waiting to be replaced are not missing: the budget, not capacity, holds their successors.
     replacing = sum(1 for x in fleet if x.fate is Fate.MOVE and not x.current and x.name not in decided.remove)
     placed = min(deployment.replicas, len(result.replicas) + replacing)
-    result = replace(result, diagnosis=replace(result.diagnosis, placed=max(placed, result.diagnosis.placed)))
+    placed = min(deployment.replicas, max(placed, result.diagnosis.placed))  # surge is not over-placement
+    result = replace(result, diagnosis=replace(result.diagnosis, placed=placed))
     desired, as_observed = _desired(result, own, current, decided, rev)
     counts = Counts(
         updated=sum(r.revision == rev for r in desired),
