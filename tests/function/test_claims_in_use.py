@@ -17,8 +17,9 @@ from .factories import replica_resolved, request
 from .test_replica_cluster import rendered
 from .wants import condition, mr_requirements, replica, response
 
-BEFORE = rendered(replica("a", gpus=2))  # what the replica composed before its device count changed
-AFTER = rendered(replica("a", gpus=1))
+# Replicas without a revision, whose LLMIS a device change updates in place (a new revision replaces it).
+BEFORE = rendered(replica("a", gpus=2, revision=None))  # what the replica composed before its device count changed
+AFTER = rendered(replica("a", gpus=1, revision=None))
 (OLD_CLAIM,) = (k for k in BEFORE if k.startswith("claim-") and k not in AFTER)
 (LLMIS,) = (k for k in AFTER if k.startswith("llmis-"))
 assert LLMIS in BEFORE  # the same LLMIS, updated in place to name the new template
@@ -80,23 +81,29 @@ class Case:
 CASES = [
     Case(
         "the old template stays while the LLMIS last applied still names it",
-        request(replica("a"), observed=observed(observed_llmis(BEFORE)), required=replica_resolved()),
+        request(replica("a", revision=None), observed=observed(observed_llmis(BEFORE)), required=replica_resolved()),
         want(kept=True, llmis_ready=True),
     ),
     Case(
         "the old template stays while KServe has not observed the LLMIS's new generation",
-        request(replica("a"), observed=observed(observed_llmis(AFTER, seen=1)), required=replica_resolved()),
+        request(
+            replica("a", revision=None), observed=observed(observed_llmis(AFTER, seen=1)), required=replica_resolved()
+        ),
         want(kept=True, llmis_ready=True),
     ),
     Case(
         "the old template stays while the LLMIS that moved to the new one is not ready",
-        request(replica("a"), observed=observed(observed_llmis(AFTER, ready="False")), required=replica_resolved()),
+        request(
+            replica("a", revision=None),
+            observed=observed(observed_llmis(AFTER, ready="False")),
+            required=replica_resolved(),
+        ),
         want(kept=True, llmis_ready=False),
     ),
     Case(
         "the old template stays while a replaced LLMIS that names it is still observed",
         request(
-            replica("a"),
+            replica("a", revision=None),
             observed={**observed(observed_llmis(AFTER)), "llmis-main-0ld5hape": observed_llmis(BEFORE)},
             required=replica_resolved(),
         ),
@@ -104,7 +111,7 @@ CASES = [
     ),
     Case(
         "the old template goes once the LLMIS has settled on the new one",
-        request(replica("a"), observed=observed(observed_llmis(AFTER)), required=replica_resolved()),
+        request(replica("a", revision=None), observed=observed(observed_llmis(AFTER)), required=replica_resolved()),
         want(kept=False, llmis_ready=True),
     ),
 ]

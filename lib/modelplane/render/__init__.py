@@ -25,6 +25,16 @@ after. An LLMIS's total parallelism size is immutable
 so its name and key carry a digest of both: a change of group size or pod labels replaces the
 LLMIS (its pods restart) instead of leaving the Object out of sync.
 
+A replica's template revision (modelplane.ai/revision) is part of that digest too, so moving a
+replica to a new revision replaces its LLMIS rather than updating it in place. In place, KServe's
+single-node Deployment keeps its default RollingUpdate (25% surge: one more pod before the old one
+goes) and its LeaderWorkerSet takes a group down first (maxUnavailable 1, maxSurge 0;
+KS workload_multi_node.go sets no rollout configuration): on a pool where the ledger reserved
+exactly the replica's nodes, the surge pod never schedules, the update never completes and the old
+pod serves on while the LLMIS stays Ready. Replaced, the old pods go, the new ones take the same
+nodes, and the replica reads not Ready until the new LLMIS is, which is what the rollout counts.
+Replicas without a revision (from before revisions) keep their names and update in place.
+
 LLMIS names are at most LLMIS_NAME_MAX characters. KServe derives the prefill LeaderWorkerSet
 `<name>-kserve-mn-prefill` from it (KS workload_multi_node.go); LWS names its leader StatefulSet
 after the LWS and each group's worker StatefulSet `<lws>-<group index>` (lws pod_controller.go),
@@ -172,7 +182,10 @@ def render_replica(replica: ModelReplica) -> tuple[RenderedObject, ...]:
     for main_engine, prefill_engine in _workloads(replica, engines):
         prefill = workload_of(prefill_engine) if prefill_engine is not None else None
         main = workload_of(main_engine, decode=prefill is not None)
-        shape = digest({"main": _shape(main), "prefill": _shape(prefill) if prefill else None})
+        what: dict[str, Any] = {"main": _shape(main), "prefill": _shape(prefill) if prefill else None}
+        if replica.revision is not None:  # a new template revision is a new workload: see the module docstring
+            what["revision"] = replica.revision
+        shape = digest(what)
         labels = object_labels if prefill is not None else {**object_labels, names.LABEL_ENGINE: main_engine.name}
         secret = storage_secret(model, (*main.members, *(prefill.members if prefill else ())))
         manifest = llm_inference_service(
