@@ -1,0 +1,181 @@
+"""A rollout driven through the real function over gRPC, round after round, against a model of the clusters.
+
+After each reconcile the composed ModelReplicas are fed back as observed; a seeded model flips a
+replica Ready a few rounds after it first appears at its revision (some never do). Each round is
+two minutes: the Progressing condition's lastTransitionTime moves when its message changes, as
+Crossplane moves it, and is shown to the function that many rounds before its wall clock. Checked every round: at least spec.replicas -
+maxUnavailable replicas are Ready; no pool holds more replicas than it has nodes; a replica left
+at an old revision has exactly the manifest it had. The rollout completes when every replica comes
+up, and halts with ProgressDeadlineExceeded, the old replicas still serving, when one never does.
+"""
+
+import copy
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from modelplane import api
+from modelplane.rollout import revision
+from modelplane_function.handlers.convert import to_dict
+
+from tests.function.factories import cluster, deployment, namespace, request
+
+from .conftest import RunFunction
+
+ROUND = timedelta(minutes=2)
+CLUSTERS = [cluster("a", nodes=3), cluster("b", nodes=2)]  # 5 nodes for 4 replicas: room for one surge
+NODES = {"a": 3, "b": 2}
+
+
+def changed(xr: dict[str, Any], image: str) -> dict[str, Any]:
+    out = copy.deepcopy(xr)
+    out["spec"]["template"]["spec"]["engines"][0]["members"][0]["template"]["spec"]["containers"][0]["image"] = image
+    return out
+
+
+@dataclass
+class Model:
+    """The clusters: when each (replica, revision) becomes Ready; None never."""
+
+    seed: int
+    never: frozenset[str] = frozenset()  # revisions that never come up
+    delays: dict[tuple[str, str], int | None] = field(default_factory=dict)
+
+    def ready(self, name: str, revision: str, age: int) -> bool:
+        key = (name, revision)
+        if key not in self.delays:
+            rng = random.Random(f"{self.seed}-{name}-{revision}")
+            self.delays[key] = None if revision in self.never else rng.randint(1, 3)
+        delay = self.delays[key]
+        return delay is not None and age >= delay
+
+
+@dataclass
+class Simulation:
+    run: RunFunction
+    model: Model
+    xr: dict[str, Any]
+    observed: dict[str, dict[str, Any]] = field(default_factory=dict)
+    born: dict[tuple[str, str], int] = field(default_factory=dict)  # (name, revision) -> round it appeared
+    status: dict[str, Any] = field(default_factory=dict)
+    moved: dict[str, int] = field(default_factory=dict)  # condition type -> the round it last changed
+    rounds: int = 0
+
+    def reconcile(self) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+        # The function reads the wall clock: each transition is stamped as long ago as the model says.
+        now = datetime.now(UTC)
+        shown = [
+            {**c, "lastTransitionTime": (now - ROUND * (self.rounds - self.moved[c["type"]])).isoformat()}
+            for c in self.status.get("conditions", [])
+        ]
+        xr = {**self.xr, "status": {**self.status, "conditions": shown}}
+        required = {"clusters": CLUSTERS, "replicas": list(self.observed.values()), "namespace": [namespace()]}
+        rsp = self.run(request(xr, observed=self.observed, required=required))
+        desired = {k: to_dict(r.resource) for k, r in rsp.desired.resources.items()}
+        status = to_dict(rsp.desired.composite.resource).get("status", {})
+        conditions = []
+        before = {c["type"]: c for c in self.status.get("conditions", [])}
+        for c in rsp.conditions:
+            typ, message = c.type, c.message
+            status_word = {1: "True", 2: "False"}.get(c.status, "Unknown")
+            old = before.get(typ)
+            same = old is not None and (old["status"], old["reason"], old.get("message", "")) == (
+                status_word,
+                c.reason,
+                message,
+            )
+            if not same:
+                self.moved[typ] = self.rounds
+            conditions.append({"type": typ, "status": status_word, "reason": c.reason, "message": message})
+        self.status = {**status, "conditions": conditions}
+        return desired, self.status
+
+    def step(self) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+        desired, status = self.reconcile()
+        self.rounds += 1
+        observed: dict[str, dict[str, Any]] = {}
+        for key, obj in desired.items():
+            name = obj["metadata"]["name"]
+            revision = obj["metadata"]["labels"].get("modelplane.ai/revision", "")
+            born = self.born.setdefault((name, revision), self.rounds)
+            ready = self.model.ready(name, revision, self.rounds - born)
+            seen = copy.deepcopy(obj)
+            seen["metadata"]["annotations"] = {"crossplane.io/composition-resource-name": key}
+            seen["status"] = {
+                "conditions": [{"type": "Ready", "status": "True" if ready else "False", "reason": "Test"}]
+            }
+            observed[key] = seen
+        self.observed = observed
+        return desired, status
+
+
+def ready_count(observed: dict[str, dict[str, Any]]) -> int:
+    return sum(o["status"]["conditions"][0]["status"] == "True" for o in observed.values())
+
+
+def overcommitted(observed: dict[str, dict[str, Any]]) -> dict[str, int]:
+    used: Counter[str] = Counter()
+    for o in observed.values():
+        r = api.parse_replica(o)
+        used[r.cluster] += sum(r.node_cost_by_pool().values())
+    return {c: n for c, n in used.items() if n > NODES[c]}
+
+
+def progressing(status: dict[str, Any]) -> tuple[str, str]:
+    (c,) = [c for c in status["conditions"] if c["type"] == "Progressing"]
+    return c["reason"], c["message"]
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    seed: int
+    stuck: bool  # the new revision never becomes Ready
+
+
+CASES = [
+    Case(f"seed {seed}{', never Ready' if stuck else ''}", seed, stuck) for seed in range(3) for stuck in (False, True)
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_a_rollout_over_many_rounds(grpc_function: RunFunction, case: Case) -> None:
+    base = deployment(replicas=4, gpus=8)
+    sim = Simulation(grpc_function, Model(seed=case.seed), base)
+    for _ in range(6):  # the first revision comes up
+        sim.step()
+    assert (ready_count(sim.observed), progressing(sim.status)[0]) == (4, "RolloutComplete")
+
+    sim.xr = changed(base, "vllm/vllm-openai:v0.12.0")
+    new_revision = revision(api.parse_deployment(sim.xr))
+    if case.stuck:
+        sim.model.never = frozenset({new_revision})
+    floor_held, overcommit, changed_old = True, [], []
+    previous = dict(sim.observed)
+    for _ in range(30):
+        desired, status = sim.step()
+        assert status["revision"] == new_revision
+        floor_held &= ready_count(sim.observed) >= 4 - 1
+        overcommit += [overcommitted(sim.observed)] if overcommitted(sim.observed) else []
+        for key, obj in desired.items():
+            before = previous.get(key)
+            if before is not None and obj["metadata"]["labels"].get("modelplane.ai/revision") != new_revision:
+                want = {k: before[k] for k in ("apiVersion", "kind", "spec")} | {"labels": before["metadata"]["labels"]}
+                if {k: obj[k] for k in ("apiVersion", "kind", "spec")} | {"labels": obj["metadata"]["labels"]} != want:
+                    changed_old.append(key)
+        previous = dict(sim.observed)
+        if progressing(status)[0] in ("RolloutComplete", "ProgressDeadlineExceeded") and sim.rounds > 8:
+            break
+    reason, message = progressing(sim.status)
+    old_serving = sum(
+        o["metadata"]["labels"].get("modelplane.ai/revision") != new_revision
+        and o["status"]["conditions"][0]["status"] == "True"
+        for o in sim.observed.values()
+    )
+    want_reason = "ProgressDeadlineExceeded" if case.stuck else "RolloutComplete"
+    assert (floor_held, overcommit, changed_old, reason) == (True, [], [], want_reason), message
+    if case.stuck:
+        assert old_serving == 3, message  # halted with spec.replicas - maxUnavailable old replicas serving
