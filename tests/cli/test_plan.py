@@ -39,6 +39,35 @@ def test_the_readme_shows_the_golden_text() -> None:
     assert f"```text\n{(EXAMPLE / 'expected.txt').read_text()}```" in (EXAMPLE / "README.md").read_text()
 
 
+def test_the_example_keeps_the_small_model_off_the_h200s_the_large_ones_need() -> None:
+    # The 1-GPU qwen3-8b fits the L40S nodes; spreading a replica onto an H200 node would idle seven
+    # of the only GPUs qwen3-235b can use.
+    got = {
+        f"{c.name}/{p.name}": [f"{chip.owner}#{chip.index}" for chip in p.chips]
+        for c in _plan().view.clusters
+        for p in c.pools
+    }
+    assert got == {
+        "ap-south-1/l40s": ["team-search/embeddings#0", "team-search/embeddings#1"],
+        "eu-west-1/a100": ["team-batch/mixtral-batch#0"],
+        "us-east-1/h100": ["team-chat/llama-70b#0", "team-chat/llama-70b#1", "team-legacy/legacy#0"],
+        "us-east-1/l40s": [
+            "team-chat/qwen3-8b#0",
+            "team-chat/qwen3-8b#1",
+            "team-chat/qwen3-8b#2",
+            "team-search/embeddings#0",
+            "team-search/embeddings#1",
+        ],
+        "us-west-2/a100": ["team-batch/mixtral-batch#0", "team-batch/mixtral-batch#1"],
+        "us-west-2/h200": [
+            "team-research/deepseek-v3#0",
+            "team-research/deepseek-v3#1",
+            "team-research/qwen3-235b#0",
+            "team-research/qwen3-235b#1",
+        ],
+    }
+
+
 def test_the_command_prints_the_plan_names_the_shortfall_and_exits_4() -> None:
     got = CliRunner().invoke(main, ["plan", str(EXAMPLE)])
     shortfall = [f.line() for f in _plan().failures]

@@ -58,9 +58,16 @@ OTHER = deployment("other", engines=[leader_worker(workers=1)])
 ONE_GPU = engine(members=[member(requests=[request(count=1)])])
 
 
-def sized(memory: str) -> Device:
-    """An 8-GPU device kind publishing its memory."""
-    return replace(gpu(), capacity=MappingProxyType({"memory": memory}))
+def sized(memory: str, *, count: int = 8) -> Device:
+    """A GPU device kind publishing its memory (8 per node unless told)."""
+    return replace(gpu(count=count), capacity=MappingProxyType({"memory": memory}))
+
+
+# The example fleet plan's shape: a 1-GPU model between 4x L40S and 8x H100 nodes on one cluster and
+# the 8x H200 nodes larger models need on the other.
+L40S = pool("l40s", nodes=6, devices=[sized("48Gi", count=4)])
+H100 = pool("h100", nodes=4, devices=[sized("80Gi")])
+H200 = pool("h200", nodes=4, devices=[sized("141Gi")])
 
 
 CASES = [
@@ -162,6 +169,46 @@ CASES = [
         clusters=[cluster("a", pools=[pool("small", gpus=4)]), cluster("b", pools=[pool("big", gpus=8)])],
         want=Outline(
             replicas=("a/0 main@small", "b/0 main@big"), created=("a/0", "b/0"), message="Scheduled 2 of 2 replicas."
+        ),
+    ),
+    Case(
+        name="a one-GPU model keeps to its smallest adequate pool rather than spread onto idle H200s",
+        deployment=deployment(replicas=3, engines=[ONE_GPU]),
+        clusters=[cluster("east", pools=[L40S, H100]), cluster("west", pools=[H200])],
+        want=Outline(
+            replicas=("east/0 main@l40s", "east/1 main@l40s", "east/2 main@l40s"),
+            created=("east/0", "east/1", "east/2"),
+            message="Scheduled 3 of 3 replicas.",
+        ),
+    ),
+    Case(
+        name="with its smallest pool full a one-GPU model takes the next larger devices before the largest",
+        deployment=deployment(replicas=2, engines=[ONE_GPU]),
+        clusters=[cluster("east", pools=[replace(L40S, nodes=1), H100]), cluster("west", pools=[H200])],
+        want=Outline(
+            replicas=("east/0 main@l40s", "east/1 main@h100"),
+            created=("east/0", "east/1"),
+            message="Scheduled 2 of 2 replicas.",
+        ),
+    ),
+    Case(
+        name="a Strict spread one-GPU model still takes the H200s where no other pool is left",
+        deployment=replace(deployment(replicas=3, engines=[ONE_GPU]), spread=SpreadPolicy.STRICT),
+        clusters=[cluster("east", pools=[L40S, H100]), cluster("west", pools=[H200])],
+        want=Outline(
+            replicas=("east/0 main@l40s", "east/1 main@l40s", "west/0 main@h200"),
+            created=("east/0", "east/1", "west/0"),
+            message="Scheduled 3 of 3 replicas.",
+        ),
+    ),
+    Case(
+        name="an eight-GPU model that needs no large memory leaves the H200s too",
+        deployment=deployment(replicas=2),
+        clusters=[cluster("east", pools=[L40S, H100]), cluster("west", pools=[H200])],
+        want=Outline(
+            replicas=("east/0 main@h100", "east/1 main@h100"),
+            created=("east/0", "east/1"),
+            message="Scheduled 2 of 2 replicas.",
         ),
     ),
     Case(

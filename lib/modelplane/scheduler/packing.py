@@ -7,8 +7,10 @@ nothing. Among the pools that fit, the scheduler therefore prefers, in one sum o
 - idle: fewest devices left unclaimed on the nodes the engine holds (a 1-GPU model on a 4-GPU
   node rather than an 8-GPU one);
 - premium: the smallest adequate devices (rank of the claimed devices' capacity, memory above
-  all, among the pools that could host this engine on the eligible clusters), and no node carrying a
-  Synthetic device (an InfiniBand NIC) the engine does not ask for.
+  all, among the pools that could host this engine on the eligible clusters), charged on the
+  devices claimed and, less, on those left idle (an idle H200 is worth more than an idle L40S,
+  so a 1-GPU model does not spread onto the scarce large pool larger models need), and no node
+  carrying a Synthetic device (an InfiniBand NIC) the engine does not ask for.
 
 Every part is a property of the pool and the engine alone, so the ranking needs no view of other
 demand and costs no device-selector evaluation beyond the deployment's own.
@@ -27,7 +29,8 @@ from modelplane.scheduler.capacity import DeviceCapacity, PoolCapacity
 from modelplane.scheduler.engines import EngineOption, EngineOptions
 
 IDLE = 1  # per idle device
-LARGER = 2  # per claimed device, per capacity rank above the smallest adequate device
+LARGER = 4  # per claimed device, per capacity rank above the smallest adequate device
+LARGER_IDLE = 1  # per idle device on the nodes held, per capacity rank above the smallest adequate device
 SPARE = 4  # per node, per Synthetic device kind the engine does not use
 MIXING = 4  # per device of a node, per pod size new to a shared pool that already holds pods
 OPENING = 2  # per device of a node, for the first pods on a shared pool
@@ -85,8 +88,7 @@ class Packing:
             return cached[1]
         sizes = self._sizes.get(engine, ())
         rank = sizes.index(option.size) if option.size in sizes else 0
-        penalty = Penalty(
-            idle=IDLE * option.idle, premium=LARGER * rank * option.claimed + SPARE * option.spare * option.cost
-        )
+        premium = rank * (LARGER * option.claimed + LARGER_IDLE * option.idle) + SPARE * option.spare * option.cost
+        penalty = Penalty(idle=IDLE * option.idle, premium=premium)
         self._memo[(engine, id(option))] = (option, penalty)
         return penalty
