@@ -9,6 +9,9 @@ at an old revision has exactly the manifest it had. One-pod replicas run on two 
 (room for one surge) over three seeds, and each benchmark shape (Standalone, a Leader/Worker gang,
 Prefill/Decode) on a generated 6-cluster fleet. The rollout completes when every replica comes
 up, and halts with ProgressDeadlineExceeded, the old replicas still serving, when one never does.
+Two changes land mid-rollout on three small clusters: a NoExecute drain taint on the cluster with
+the most replicas (the rollout completes with none left there), and a second spec change (every
+replica converges to the latest revision; one left at an older one keeps its manifest).
 """
 
 import copy
@@ -31,6 +34,9 @@ from .conftest import RunFunction
 
 ROUND = timedelta(minutes=2)
 SMALL = [cluster("a", nodes=3), cluster("b", nodes=2)]  # 5 nodes for 4 one-node replicas: room for one surge
+# 7 nodes: draining the cluster with the most replicas still leaves room for 4 and a surge
+THREE = [cluster("a", nodes=3), cluster("b", nodes=2), cluster("c", nodes=2)]
+DRAIN = {"key": "drain", "value": "true", "effect": "NoExecute"}
 
 
 def changed(xr: dict[str, Any], image: str) -> dict[str, Any]:
@@ -136,18 +142,34 @@ def progressing(status: dict[str, Any]) -> tuple[str, str]:
     return c["reason"], c["message"]
 
 
+def most_replicas(observed: dict[str, dict[str, Any]]) -> str:
+    held = Counter(api.parse_replica(o).cluster for o in observed.values())
+    return min(held, key=lambda name: (-held[name], name))
+
+
+def drained(clusters: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+    out = copy.deepcopy(clusters)
+    for c in out:
+        if c["metadata"]["name"] == name:
+            c["spec"]["taints"] = [DRAIN]
+    return out
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
     seed: int
     stuck: bool  # the new revision never becomes Ready
-    shape: Shape | None = None  # None: one 8-GPU pod per replica on two small clusters
+    shape: Shape | None = None  # None: one 8-GPU pod per replica on small clusters
+    event: str | None = None  # "drain" or "respec", two rounds into the rollout
 
 
 def _cases() -> list[Case]:
     out = [Case(f"seed {n}{', never Ready' if stuck else ''}", n, stuck) for n in range(3) for stuck in (False, True)]
     for shape in Shape:
         out += [Case(f"{shape}{', never Ready' if stuck else ''}", 1, stuck, shape) for stuck in (False, True)]
+    out += [Case(f"seed {n}, drained mid-rollout", n, stuck=False, event="drain") for n in range(3)]
+    out += [Case(f"seed {n}, changed again mid-rollout", n, stuck=False, event="respec") for n in range(3)]
     return out
 
 
@@ -157,7 +179,7 @@ CASES = _cases()
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_a_rollout_over_many_rounds(grpc_function: RunFunction, case: Case) -> None:
     if case.shape is None:
-        base, clusters = deployment(replicas=4, gpus=8), SMALL
+        base, clusters = deployment(replicas=4, gpus=8), THREE if case.event else SMALL
     else:
         base = shapes.deployment(case.shape, replicas=4)
         clusters = list(fleet.generate(clusters=6, pools=8, existing=0, seed=case.seed).clusters)
@@ -172,7 +194,16 @@ def test_a_rollout_over_many_rounds(grpc_function: RunFunction, case: Case) -> N
         sim.model.never = frozenset({new_revision})
     floor_held, overcommit, changed_old = True, [], []
     previous = dict(sim.observed)
-    for _ in range(30):
+    drained_cluster, revisions_then = None, set[str | None]()
+    for n in range(30):
+        if n == 2:  # the event lands mid-rollout: old and new revisions both run
+            revisions_then = {api.parse_replica(o).revision for o in sim.observed.values()}
+        if n == 2 and case.event == "drain":
+            drained_cluster = most_replicas(sim.observed)
+            sim.clusters = clusters = drained(clusters, drained_cluster)
+        if n == 2 and case.event == "respec":
+            sim.xr = changed(base, "vllm/vllm-openai:v0.13.0")
+            new_revision = revision(api.parse_deployment(sim.xr))
         desired, status = sim.step()
         assert status["revision"] == new_revision
         floor_held &= ready_count(sim.observed) >= 4 - 1
@@ -194,5 +225,14 @@ def test_a_rollout_over_many_rounds(grpc_function: RunFunction, case: Case) -> N
     )
     want_reason = "ProgressDeadlineExceeded" if case.stuck else "RolloutComplete"
     assert (floor_held, overcommit, changed_old, reason) == (True, [], [], want_reason), message
+    if case.event is not None:
+        final = sorted((api.parse_replica(o).cluster, api.parse_replica(o).revision) for o in sim.observed.values())
+        mid_rollout = len(revisions_then) > 1
+        assert (mid_rollout, len(final), drained_cluster in {c for c, _ in final}, {r for _, r in final}) == (
+            True,
+            4,
+            False,
+            {new_revision},
+        ), final
     if case.stuck:
         assert old_serving == 3, message  # halted with spec.replicas - maxUnavailable old replicas serving
