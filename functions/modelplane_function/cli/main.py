@@ -17,6 +17,7 @@ from crossplane.function import logging
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import names
 from modelplane.fleet import FleetView, page, plan_page, plan_text, text
+from modelplane.fleet.rollout_text import rollout_text
 
 from modelplane_function.cli.plan import MAX_ROUNDS
 from modelplane_function.cli.plan import plan as plan_fleet
@@ -395,6 +396,9 @@ def plan(
         rendered = output_module.dump(result.stream)
     else:
         rendered = plan_page(result.view) if output == "html" else plan_text(result.view)
+    if output == "text" and result.rollouts:
+        # the fleet plan shows where replicas end up; the preview, how the rollout gets there
+        rendered += "".join("\n".join(rollout_text(p)) + "\n" for p in result.rollouts)
     _write(rendered, out)
     settled = result.view.converged
     if not settled:

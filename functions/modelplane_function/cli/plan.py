@@ -23,7 +23,10 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api, names
 from modelplane.errors import SpecError
 from modelplane.fleet import DeploymentOutcome, FleetView, PlanView, build_plan
+from modelplane.fleet.rollout_text import RolloutPreview
 from modelplane.model import Cluster, ModelReplica
+from modelplane.rollout import resolve_budget, revision
+from modelplane.rollout.preview import Member, preview
 
 from modelplane_function.cli.render import load, yamlio
 from modelplane_function.cli.render.cause import with_causes
@@ -96,6 +99,7 @@ class Plan:
     view: PlanView
     failures: tuple[Finding, ...]  # every object left out, then every failure condition, of the final round
     notes: tuple[str, ...] = ()  # what was assumed for the input (a missing namespace)
+    rollouts: tuple[RolloutPreview, ...] = ()  # deployments whose input replicas run an older revision
 
     @property
     def stream(self) -> list[dict[str, Any]]:
@@ -251,11 +255,39 @@ def _outcome(
     return DeploymentOutcome(view=view, reason=reason, message=message, failures=replica_failures, blocked_by=blocked)
 
 
+def _rollout(xr: Mapping[str, Any], own: Sequence[Mapping[str, Any]]) -> RolloutPreview | None:
+    """The round-by-round preview of a deployment whose input replicas are not all at its revision."""
+    try:
+        deployment = api.parse_deployment(xr)
+        replicas = [api.parse_replica(r) for r in own]
+        budget = resolve_budget(deployment.rollout, deployment.replicas)
+    except SpecError:
+        return None  # the render reports the bad field
+    rev = revision(deployment)
+    fleet = [
+        Member(name=r.name, cluster=r.cluster, index=r.index, current=r.revision in (rev, None), ready=r.ready)
+        for r in replicas
+    ]
+    if all(m.current for m in fleet):
+        return None
+    return RolloutPreview(
+        subject=f"{deployment.namespace}/{deployment.name}",
+        revision=rev,
+        replicas=deployment.replicas,
+        budget=budget,
+        paused=deployment.rollout.paused,
+        preview=preview(replicas=deployment.replicas, budget=budget, paused=deployment.rollout.paused, fleet=fleet),
+    )
+
+
 def plan(paths: Sequence[Path], *, apis: Path | None = None, max_rounds: int = MAX_ROUNDS, debug: bool = False) -> Plan:
     """Reconcile every ModelDeployment found in `paths` until the fleet settles. Raises RenderFailure."""
     configure_logging(debug=debug)
     with yamlio.collector_paused():
         inputs = read(paths)
+        start = _State.start(inputs).own
+        previews = (_rollout(xr, start[_key(xr)]) for xr in inputs.deployments)
+        rollouts = tuple(p for p in previews if p is not None)
         compositions = load.compositions(apis or load.default_apis())
         state = asyncio.run(_rounds(inputs, compositions, max_rounds))
         clusters = clusters_of(inputs.fleet)
@@ -278,4 +310,10 @@ def plan(paths: Sequence[Path], *, apis: Path | None = None, max_rounds: int = M
             "the plan has the rest",
         ),
     ]
-    return Plan(documents=documents, view=view, failures=tuple(found), notes=tuple(namespace_notes(inputs.deployments)))
+    return Plan(
+        documents=documents,
+        view=view,
+        failures=tuple(found),
+        notes=tuple(namespace_notes(inputs.deployments)),
+        rollouts=rollouts,
+    )
