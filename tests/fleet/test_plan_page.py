@@ -1,16 +1,19 @@
-"""The fleet plan's HTML page: a legend, replicas named by cluster and index, long names kept whole."""
+"""The fleet plan's HTML page: a legend, replicas named by cluster and index, long names kept whole, the gap."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
 
-from modelplane.fleet import DeploymentOutcome, build, build_plan, plan_page
+import pytest
+from modelplane.fleet import DeploymentOutcome, blockers, build, build_plan, plan_page
 from modelplane.fleet.page import CSS
+from modelplane.model import Cluster, Deployment, ModelReplica, PoolPacking
 
 from tests.fleet.factories import result
-from tests.scheduler.factories import cluster, deployment, observed
+from tests.scheduler.factories import cluster, deployment, engine, is_model, member, observed, pool, request
 
 LONG_NAME = "qwen3-235b-a22b-instruct-2507-fp8-long-context-evaluation"
 CHAT = deployment("chat", namespace="team-a", replicas=2)
@@ -135,3 +138,90 @@ def test_a_chip_keeps_to_one_line_cut_short_rather_than_broken_over_two() -> Non
     assert {"white-space:nowrap", "overflow:hidden", "text-overflow:ellipsis", "max-width:100%"} - _rule(
         CSS, ".chip"
     ) == set()
+
+
+# The gap: GPUs claimed and idle on held nodes, and for a deployment left short the replicas that
+# hold the pools it could use (the same figures as the text plan).
+SMALL = deployment("small", namespace="team-b", engines=[engine(members=[member(requests=[request(count=1)])])])
+BIG = deployment(
+    "big",
+    namespace="team-a",
+    replicas=2,
+    engines=[engine(members=[member(requests=[request(selectors=[is_model("H200")])])])],
+)
+H200 = pool("h200", nodes=2, model="H200")
+SHARED_H200 = replace(H200, packing=PoolPacking.DEVICES)
+
+
+@dataclass(frozen=True, kw_only=True)
+class GapCase:
+    name: str
+    clusters: Sequence[Cluster]
+    placed: Sequence[tuple[Deployment, Sequence[ModelReplica]]]  # each planned deployment and its replicas
+    others: Sequence[ModelReplica] = ()  # replicas of deployments outside the plan
+    want: tuple[list[str], list[str], list[str]]  # the GPU line, the blocked headings, the blockers
+
+
+GAP_CASES = [
+    GapCase(
+        name="a fully placed plan shows its GPUs and no blockers",
+        clusters=[cluster("a", pools=[H200])],
+        placed=[
+            (
+                BIG,
+                [observed(BIG, cluster="a", index=0, pools="h200"), observed(BIG, cluster="a", index=1, pools="h200")],
+            )
+        ],
+        want=(["GPUs: 16 claimed (100% of the fleet's 16); 0 more idle on the nodes replicas hold."], [], []),
+    ),
+    GapCase(
+        name="a deployment left short names the replicas holding the pools it could use, and only those",
+        clusters=[cluster("a", pools=[pool("h100", nodes=1), H200])],
+        placed=[
+            (BIG, [observed(BIG, cluster="a", index=0, pools="h200")]),
+            (SMALL, [observed(SMALL, cluster="a", index=0, pools="h200")]),  # placed in full: nothing listed
+        ],
+        others=[observed(deployment("chat", namespace="team-c"), cluster="a", index=0, pools="h100")],
+        want=(
+            ["GPUs: 17 claimed (70% of the fleet's 24); 7 more idle on the nodes replicas hold."],
+            ["Held by other deployments' replicas on the pools it could use:"],
+            ["team-b/small#0 on a/h200 (1 node)"],
+        ),
+    ),
+    GapCase(
+        name="on a shared pool a blocker is counted in devices and fills nodes by them",
+        clusters=[cluster("a", pools=[SHARED_H200])],
+        placed=[(BIG, [observed(BIG, cluster="a", index=0, pools="h200")])],
+        others=[observed(SMALL, cluster="a", index=0, pools="h200")],
+        want=(
+            ["GPUs: 9 claimed (56% of the fleet's 16); 7 more idle on the nodes replicas hold."],
+            ["Held by other deployments' replicas on the pools it could use:"],
+            ["team-b/small#0 on a/h200 (1 device)"],
+        ),
+    ),
+]
+
+
+def _gap_page(case: GapCase) -> str:
+    fleet = [*case.others, *(r for _, replicas in case.placed for r in replicas)]
+    outcomes: list[DeploymentOutcome] = []
+    for dep, replicas in case.placed:
+        view = build(dep, case.clusters, [], result(desired=dep.replicas, created=replicas))
+        short = view.placed < view.desired
+        outcomes.append(
+            DeploymentOutcome(
+                view=view,
+                reason="InsufficientCapacity" if short else "Scheduled",
+                message=f"Scheduled {view.placed} of {view.desired} replicas.",
+                blocked_by=blockers(dep, case.clusters, fleet) if short else (),
+            )
+        )
+    created = frozenset(r.name for _, replicas in case.placed for r in replicas)
+    return plan_page(build_plan(case.clusters, fleet, outcomes, created=created, rounds=2, converged=True))
+
+
+@pytest.mark.parametrize("case", GAP_CASES, ids=lambda c: c.name)
+def test_the_page_shows_the_gap(case: GapCase) -> None:
+    page = _gap_page(case)
+    got = (_texts(page, "gpus").found, _texts(page, "blocked").found, _texts(page, "blocker").found)
+    assert got == case.want

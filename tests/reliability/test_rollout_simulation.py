@@ -5,8 +5,13 @@ replica Ready a few rounds after it first appears at its revision (some never do
 two minutes: the Progressing condition's lastTransitionTime moves when its message changes, as
 Crossplane moves it, and is shown to the function that many rounds before its wall clock. Checked every round: at least spec.replicas -
 maxUnavailable replicas are Ready; no pool holds more replicas than it has nodes; a replica left
-at an old revision has exactly the manifest it had. The rollout completes when every replica comes
+at an old revision has exactly the manifest it had. One-pod replicas run on two small clusters
+(room for one surge) over three seeds, and each benchmark shape (Standalone, a Leader/Worker gang,
+Prefill/Decode) on a generated 6-cluster fleet. The rollout completes when every replica comes
 up, and halts with ProgressDeadlineExceeded, the old replicas still serving, when one never does.
+Two changes land mid-rollout on three small clusters: a NoExecute drain taint on the cluster with
+the most replicas (the rollout completes with none left there), and a second spec change (every
+replica converges to the latest revision; one left at an older one keeps its manifest).
 """
 
 import copy
@@ -21,13 +26,17 @@ from modelplane import api
 from modelplane.rollout import revision
 from modelplane_function.handlers.convert import to_dict
 
+from tests.benchmarks import fleet, shapes
+from tests.benchmarks.shapes import Shape
 from tests.function.factories import cluster, deployment, namespace, request
 
 from .conftest import RunFunction
 
 ROUND = timedelta(minutes=2)
-CLUSTERS = [cluster("a", nodes=3), cluster("b", nodes=2)]  # 5 nodes for 4 replicas: room for one surge
-NODES = {"a": 3, "b": 2}
+SMALL = [cluster("a", nodes=3), cluster("b", nodes=2)]  # 5 nodes for 4 one-node replicas: room for one surge
+# 7 nodes: draining the cluster with the most replicas still leaves room for 4 and a surge
+THREE = [cluster("a", nodes=3), cluster("b", nodes=2), cluster("c", nodes=2)]
+DRAIN = {"key": "drain", "value": "true", "effect": "NoExecute"}
 
 
 def changed(xr: dict[str, Any], image: str) -> dict[str, Any]:
@@ -58,6 +67,7 @@ class Simulation:
     run: RunFunction
     model: Model
     xr: dict[str, Any]
+    clusters: list[dict[str, Any]]
     observed: dict[str, dict[str, Any]] = field(default_factory=dict)
     born: dict[tuple[str, str], int] = field(default_factory=dict)  # (name, revision) -> round it appeared
     status: dict[str, Any] = field(default_factory=dict)
@@ -72,7 +82,8 @@ class Simulation:
             for c in self.status.get("conditions", [])
         ]
         xr = {**self.xr, "status": {**self.status, "conditions": shown}}
-        required = {"clusters": CLUSTERS, "replicas": list(self.observed.values()), "namespace": [namespace()]}
+        ns = namespace(self.xr["metadata"]["namespace"])
+        required = {"clusters": self.clusters, "replicas": list(self.observed.values()), "namespace": [ns]}
         rsp = self.run(request(xr, observed=self.observed, required=required))
         desired = {k: to_dict(r.resource) for k, r in rsp.desired.resources.items()}
         status = to_dict(rsp.desired.composite.resource).get("status", {})
@@ -116,12 +127,14 @@ def ready_count(observed: dict[str, dict[str, Any]]) -> int:
     return sum(o["status"]["conditions"][0]["status"] == "True" for o in observed.values())
 
 
-def overcommitted(observed: dict[str, dict[str, Any]]) -> dict[str, int]:
-    used: Counter[str] = Counter()
+def overcommitted(clusters: list[dict[str, Any]], observed: dict[str, dict[str, Any]]) -> dict[tuple[str, str], int]:
+    nodes = {(c.name, p.name): p.nodes for c in map(api.parse_cluster, clusters) for p in c.pools}
+    used: Counter[tuple[str, str]] = Counter()
     for o in observed.values():
         r = api.parse_replica(o)
-        used[r.cluster] += sum(r.node_cost_by_pool().values())
-    return {c: n for c, n in used.items() if n > NODES[c]}
+        for pool, n in r.node_cost_by_pool().items():
+            used[(r.cluster, pool)] += n
+    return {k: n for k, n in used.items() if n > nodes.get(k, 0)}
 
 
 def progressing(status: dict[str, Any]) -> tuple[str, str]:
@@ -129,22 +142,48 @@ def progressing(status: dict[str, Any]) -> tuple[str, str]:
     return c["reason"], c["message"]
 
 
+def most_replicas(observed: dict[str, dict[str, Any]]) -> str:
+    held = Counter(api.parse_replica(o).cluster for o in observed.values())
+    return min(held, key=lambda name: (-held[name], name))
+
+
+def drained(clusters: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+    out = copy.deepcopy(clusters)
+    for c in out:
+        if c["metadata"]["name"] == name:
+            c["spec"]["taints"] = [DRAIN]
+    return out
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
     seed: int
     stuck: bool  # the new revision never becomes Ready
+    shape: Shape | None = None  # None: one 8-GPU pod per replica on small clusters
+    event: str | None = None  # "drain" or "respec", two rounds into the rollout
 
 
-CASES = [
-    Case(f"seed {seed}{', never Ready' if stuck else ''}", seed, stuck) for seed in range(3) for stuck in (False, True)
-]
+def _cases() -> list[Case]:
+    out = [Case(f"seed {n}{', never Ready' if stuck else ''}", n, stuck) for n in range(3) for stuck in (False, True)]
+    for shape in Shape:
+        out += [Case(f"{shape}{', never Ready' if stuck else ''}", 1, stuck, shape) for stuck in (False, True)]
+    out += [Case(f"seed {n}, drained mid-rollout", n, stuck=False, event="drain") for n in range(3)]
+    out += [Case(f"seed {n}, changed again mid-rollout", n, stuck=False, event="respec") for n in range(3)]
+    return out
+
+
+CASES = _cases()
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_a_rollout_over_many_rounds(grpc_function: RunFunction, case: Case) -> None:
-    base = deployment(replicas=4, gpus=8)
-    sim = Simulation(grpc_function, Model(seed=case.seed), base)
+    if case.shape is None:
+        base, clusters = deployment(replicas=4, gpus=8), THREE if case.event else SMALL
+    else:
+        base = shapes.deployment(case.shape, replicas=4)
+        clusters = list(fleet.generate(clusters=6, pools=8, existing=0, seed=case.seed).clusters)
+    sim = Simulation(grpc_function, Model(seed=case.seed), base, clusters)
     for _ in range(6):  # the first revision comes up
         sim.step()
     assert (ready_count(sim.observed), progressing(sim.status)[0]) == (4, "RolloutComplete")
@@ -155,11 +194,20 @@ def test_a_rollout_over_many_rounds(grpc_function: RunFunction, case: Case) -> N
         sim.model.never = frozenset({new_revision})
     floor_held, overcommit, changed_old = True, [], []
     previous = dict(sim.observed)
-    for _ in range(30):
+    drained_cluster, revisions_then = None, set[str | None]()
+    for n in range(30):
+        if n == 2:  # the event lands mid-rollout: old and new revisions both run
+            revisions_then = {api.parse_replica(o).revision for o in sim.observed.values()}
+        if n == 2 and case.event == "drain":
+            drained_cluster = most_replicas(sim.observed)
+            sim.clusters = clusters = drained(clusters, drained_cluster)
+        if n == 2 and case.event == "respec":
+            sim.xr = changed(base, "vllm/vllm-openai:v0.13.0")
+            new_revision = revision(api.parse_deployment(sim.xr))
         desired, status = sim.step()
         assert status["revision"] == new_revision
         floor_held &= ready_count(sim.observed) >= 4 - 1
-        overcommit += [overcommitted(sim.observed)] if overcommitted(sim.observed) else []
+        overcommit += [over] if (over := overcommitted(clusters, sim.observed)) else []
         for key, obj in desired.items():
             before = previous.get(key)
             if before is not None and obj["metadata"]["labels"].get("modelplane.ai/revision") != new_revision:
@@ -177,5 +225,14 @@ def test_a_rollout_over_many_rounds(grpc_function: RunFunction, case: Case) -> N
     )
     want_reason = "ProgressDeadlineExceeded" if case.stuck else "RolloutComplete"
     assert (floor_held, overcommit, changed_old, reason) == (True, [], [], want_reason), message
+    if case.event is not None:
+        final = sorted((api.parse_replica(o).cluster, api.parse_replica(o).revision) for o in sim.observed.values())
+        mid_rollout = len(revisions_then) > 1
+        assert (mid_rollout, len(final), drained_cluster in {c for c, _ in final}, {r for _, r in final}) == (
+            True,
+            4,
+            False,
+            {new_revision},
+        ), final
     if case.stuck:
         assert old_serving == 3, message  # halted with spec.replicas - maxUnavailable old replicas serving

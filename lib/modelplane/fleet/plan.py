@@ -17,6 +17,7 @@ from modelplane.fleet.view import ClusterView, FleetView, Origin, chips_by_pool,
 from modelplane.model import Cluster, ModelReplica
 
 ORDER = "namespace, then name"
+BLOCKED_BY = "held by other deployments' replicas on the pools it could use"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -124,7 +125,7 @@ def problems(d: DeploymentOutcome) -> list[str]:
         if excluded:
             out += ["  left out by the clusterSelector:", *excluded]
         if view.unplaced and d.blocked_by:
-            out += ["  held by other deployments' replicas on the pools it could use:"]
+            out += [f"  {BLOCKED_BY}:"]
             out += [f"    {b.text()}" for b in d.blocked_by]
     out += [f"{view.subject}: replica {f}" for f in d.failures]
     return out

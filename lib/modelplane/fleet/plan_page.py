@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from modelplane.fleet.page import CSS, esc, owner_colours, pool_cell
-from modelplane.fleet.plan import DeploymentOutcome, PlanView, headline
+from modelplane.fleet.plan import BLOCKED_BY, DeploymentOutcome, PlanView, gpu_line, headline
 from modelplane.fleet.view import ClusterView, Origin
 
 _PLAN_CSS = """
 table.deployments{border-collapse:collapse;background:#fff;margin:0 0 16px}
 table.deployments th,table.deployments td{border:1px solid #dde2ea;padding:4px 10px;text-align:left;vertical-align:top}
 tr.trouble td{background:#fdf1ef}.why{margin:2px 0 0;padding-left:18px;color:#5a6474;font-size:12px}
+.gpus{margin:0 0 12px;color:#3a4556}.blocked{margin:6px 0 0}
 td.subject div{display:flex;gap:6px;align-items:baseline}td.subject .swatch{flex:none}.nowrap{white-space:nowrap}
 """
 
@@ -25,6 +26,9 @@ def _deployment(d: DeploymentOutcome, colour: str) -> str:
     details = f"<p>{esc(d.message)}</p>" if trouble else ""
     if trouble and why:
         details += '<ul class="why">' + "".join(f"<li>{esc(w)}</li>" for w in why) + "</ul>"
+    if view.unplaced and d.blocked_by:  # moving one of these is what would make room
+        details += f'<p class="blocked">{esc(BLOCKED_BY.capitalize())}:</p><ul class="why">'
+        details += "".join(f'<li class="blocker">{esc(b.text())}</li>' for b in d.blocked_by) + "</ul>"
     hosts = [f"{c.name} x{c.hosts}" if c.hosts > 1 else c.name for c in view.clusters if c.hosts]
     where = ", ".join(_unbroken(h) for h in hosts) or "-"
     # The swatch stays beside the name; a line breaks after the namespace's "/" only, never inside a
@@ -77,7 +81,7 @@ def _legend(plan: PlanView, colours: dict[str, str]) -> str:
 
 
 def plan_page(plan: PlanView) -> str:
-    """The whole HTML document: the deployments and why, then every cluster's pools."""
+    """The whole HTML document: the GPUs, the deployments and why (with what holds their pools), then every pool."""
     colours = owner_colours(plan.owners)
     parts = [
         "<!DOCTYPE html>",
@@ -85,6 +89,7 @@ def plan_page(plan: PlanView) -> str:
         f"<title>Fleet plan</title><style>{CSS}{_PLAN_CSS}</style></head><body>",
         "<h1>Fleet plan</h1>",
         f'<p class="summary">{esc(headline(plan))}</p>',
+        f'<p class="gpus">{esc(gpu_line(plan))}</p>',
         _legend(plan, colours),
         '<table class="deployments"><tr><th>deployment</th><th>placed</th><th>clusters</th><th>status</th></tr>',
         *(_deployment(d, colours[d.view.subject]) for d in plan.deployments),
