@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import pytest
 from modelplane.rollout import Budget
-from modelplane.rollout.preview import Member, Preview, Round, preview
+from modelplane.rollout.step import Member, Preview, Round, preview
 
 
 def m(name: str, *, current: bool = False, ready: bool = True) -> Member:

@@ -17,7 +17,7 @@ from crossplane.function import logging
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import names
 from modelplane.fleet import FleetView, page, plan_page, plan_text, text
-from modelplane.fleet.rollout_text import rollout_text
+from modelplane.fleet.plan import rollout_text
 
 from modelplane_function.cli.plan import MAX_ROUNDS
 from modelplane_function.cli.plan import plan as plan_fleet

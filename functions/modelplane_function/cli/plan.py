@@ -23,10 +23,10 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api, names
 from modelplane.errors import SpecError
 from modelplane.fleet import DeploymentOutcome, FleetView, PlanView, build_plan
-from modelplane.fleet.rollout_text import RolloutPreview
+from modelplane.fleet.plan import RolloutPreview
 from modelplane.model import Cluster, ModelReplica
 from modelplane.rollout import resolve_budget, revision
-from modelplane.rollout.preview import Member, preview
+from modelplane.rollout.step import Member, preview
 
 from modelplane_function.cli.render import load, yamlio
 from modelplane_function.cli.render.cause import with_causes
