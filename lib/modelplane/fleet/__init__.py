@@ -5,7 +5,7 @@ from modelplane.fleet.page import page
 from modelplane.fleet.plan import DeploymentOutcome, PlanView, build_plan, plan_text
 from modelplane.fleet.plan_page import plan_page
 from modelplane.fleet.text import pool_table, text
-from modelplane.fleet.view import Chip, ClusterView, FleetView, Origin, PoolView, build
+from modelplane.fleet.view import Chip, ClusterView, FleetView, Origin, PoolView, Rollout, build
 
 __all__ = [
     "Blocker",
@@ -17,6 +17,7 @@ __all__ = [
     "Origin",
     "PlanView",
     "PoolView",
+    "Rollout",
     "blockers",
     "build",
     "build_plan",

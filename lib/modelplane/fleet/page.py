@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from html import escape
 
 from modelplane.fleet.text import chip_text, placement
-from modelplane.fleet.view import Chip, ClusterView, FleetView, Origin, PoolView
+from modelplane.fleet.view import Chip, ClusterView, FleetView, Origin, PoolView, Rollout
 
 CSS = """
 body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px;color:#1d2430;background:#f6f7f9}
@@ -41,6 +41,8 @@ table.fleet>tbody>tr.excluded{opacity:.5}table.fleet>tbody>tr.excluded>th{border
 .chips{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:4px}
 .chip{font-size:12px;color:#fff;padding:2px 7px;border-radius:10px;white-space:nowrap;overflow:hidden;
 text-overflow:ellipsis;max-width:100%;box-sizing:border-box}
+.chip.outdated{background-image:repeating-linear-gradient(135deg,#fff6 0 3px,#0000 3px 7px)}
+.rollout{margin:0 0 4px;font-weight:600}.rollout.False{color:#a52a1c}
 .chip.other{opacity:.7}.chip.new{box-shadow:0 0 0 2px #fff,0 0 0 3px #1d2430}
 .empty{color:#8a8f98;font-size:12px}
 table.scores{border-collapse:collapse;background:#fff}
@@ -65,15 +67,19 @@ def colours(view: FleetView) -> dict[str, str]:
 
 
 def chip_caption(chip: Chip, *, shared: bool = False) -> str:
-    """A chip's words on a page: the replica by deployment, cluster and index, then what it holds."""
-    return chip_text(chip, chip.replica, shared=shared)
+    """A chip's words on a page: the replica by deployment, cluster and index, what it holds, its revision."""
+    text = chip_text(chip, chip.replica, shared=shared)
+    if not chip.revision:
+        return text
+    return f"{text} rev {chip.revision}{' (old)' if chip.outdated else ''}"
 
 
 def _chip(chip: Chip, colour: str, *, shared: bool = False) -> str:
     # A long name is cut short on one line (a pill broken over lines reads as two); the tip has it all.
     caption = chip_caption(chip, shared=shared)
     tip = f"{caption}: ModelReplica {chip.name}"
-    return f'<li class="chip {chip.origin}" style="background:{colour}" title="{esc(tip)}">{esc(caption)}</li>'
+    cls = f"chip {chip.origin}{' outdated' if chip.outdated else ''}"
+    return f'<li class="{cls}" style="background:{colour}" title="{esc(tip)}">{esc(caption)}</li>'
 
 
 def _share(pool: PoolView, chip: Chip) -> float:
@@ -143,6 +149,14 @@ def _legend(view: FleetView, palette: dict[str, str]) -> str:
     ]
     items += [
         f'<li><span class="chip {Origin.NEW}" style="background:{palette[view.subject]}">new</span>placed now</li>',
+        *(
+            [
+                f'<li><span class="chip outdated" style="background:{palette[view.subject]}">old</span>'
+                "on an older revision, replaced as the rollout proceeds</li>"
+            ]
+            if view.rollout is not None
+            else []
+        ),
         '<li><span class="swatch" style="background:#e6e9ef"></span>free node</li>',
         '<li><span class="swatch" style="background:#c0392b"></span>cluster turned this deployment down</li>',
         '<li><span class="swatch" style="background:#b8bec8"></span>left out by the clusterSelector (greyed)</li>',
@@ -167,6 +181,23 @@ def _scores(view: FleetView) -> str:
     return f'<h2>{title}</h2><table class="scores"><tr>{head}</tr>{rows}</table>'
 
 
+def rollout_text(rollout: Rollout) -> str:
+    """The rollout's progress in one line, as status.replicas and the Progressing condition say it."""
+    return (
+        f"Rollout to revision {rollout.revision}: {rollout.updated} of {rollout.desired} updated, "
+        f"{rollout.available} available, {rollout.total} in all. Progressing {rollout.status}: {rollout.reason}."
+    )
+
+
+def _rollout(rollout: Rollout | None) -> str:
+    if rollout is None:
+        return ""
+    return (
+        f'<p class="rollout {esc(rollout.status)}">{esc(rollout_text(rollout))}</p>'
+        f'<p class="diagnosis">{esc(rollout.message)}</p>'
+    )
+
+
 def page(view: FleetView) -> str:
     """The whole HTML document."""
     palette = colours(view)
@@ -178,6 +209,7 @@ def page(view: FleetView) -> str:
         f"<h1>Fleet for ModelDeployment {esc(view.subject)}</h1>",
         f'<p class="summary">{esc(placement(view))}</p>',
         f'<p class="diagnosis">Diagnosis: {esc(view.summary)}</p>',
+        _rollout(view.rollout),
         _legend(view, palette),
         '<table class="fleet"><tbody>',
         *(_row(c, palette) for c in view.clusters),

@@ -39,6 +39,8 @@ class Chip:
     engines: tuple[str, ...]  # engines with a member on this pool, spec order
     origin: Origin
     devices: int = 0  # DRA devices its pods claim on this pool
+    revision: str = ""  # the template revision it renders; "" when unknown
+    outdated: bool = False  # this deployment's, on a revision older than the one it rolls out
 
     @property
     def owner(self) -> str:
@@ -53,6 +55,20 @@ class Chip:
     def replica(self) -> str:
         """The replica anywhere: its identity is (cluster, index), so `#0` alone recurs across a fleet."""
         return f"{self.owner} {self.cluster}#{self.index}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rollout:
+    """Where the deployment's rollout stands after this reconcile: its status.replicas and Progressing."""
+
+    revision: str  # the revision replicas move to
+    desired: int
+    updated: int
+    available: int
+    total: int
+    status: str  # of the Progressing condition: "True" | "False" | "Unknown"
+    reason: str
+    message: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -107,6 +123,7 @@ class FleetView:
     summary: str  # the diagnosis, or why nothing was scheduled
     scores: tuple[ClusterScore, ...] = ()  # best first
     scheduled: bool = True  # False: the scheduler did not run; observed replicas are shown as kept
+    rollout: Rollout | None = None  # None: no rollout was computed (nothing scheduled)
 
     @property
     def subject(self) -> str:
@@ -141,7 +158,7 @@ def excluded_status(cluster: Cluster, deployment: Deployment) -> Status:
     return Status(code=Code.UNRESOLVABLE, reason=REASON_SELECTOR_MISMATCH, detail=f"labels {labels}; wants {wanted}")
 
 
-def _chips(replica: ModelReplica, origin: Origin) -> dict[str, Chip]:
+def _chips(replica: ModelReplica, origin: Origin, current: str | None) -> dict[str, Chip]:
     out: dict[str, Chip] = {}
     for pool, nodes in sorted(replica.node_cost_by_pool().items()):
         if nodes <= 0:
@@ -162,15 +179,23 @@ def _chips(replica: ModelReplica, origin: Origin) -> dict[str, Chip]:
                 for m in e.members
                 if m.pool == pool
             ),
+            revision=replica.revision or "",
+            # Another deployment's revision says nothing about this one's rollout; no label counts as current.
+            outdated=origin is not Origin.OTHER and current is not None and replica.revision not in (current, None),
         )
     return out
 
 
-def chips_by_pool(occupancy: Iterable[tuple[ModelReplica, Origin]]) -> dict[tuple[str, str], list[Chip]]:
-    """What each (cluster, pool) holds: a chip per replica with nodes there, in replica order."""
+def chips_by_pool(
+    occupancy: Iterable[tuple[ModelReplica, Origin]], current: str | None = None
+) -> dict[tuple[str, str], list[Chip]]:
+    """What each (cluster, pool) holds: a chip per replica with nodes there, in replica order.
+
+    `current` is the revision the deployment rolls out; its replicas on any other are marked outdated.
+    """
     by_pool: dict[tuple[str, str], list[Chip]] = {}
     for replica, origin in occupancy:
-        for pool, chip in _chips(replica, origin).items():
+        for pool, chip in _chips(replica, origin, current).items():
             by_pool.setdefault((replica.cluster, pool), []).append(chip)
     for chips in by_pool.values():
         chips.sort(key=_chip_order)
@@ -221,13 +246,15 @@ def build(
     *,
     problem: str = "",
     excluded: Sequence[Cluster] = (),
+    rollout: Rollout | None = None,
 ) -> FleetView:
     """The fleet after `result`; with result=None, `problem` says why nothing was scheduled.
 
     `excluded` are clusters the function never received because the clusterSelector's matchLabels
-    filtered them out when they were requested: shown, with that reason.
+    filtered them out when they were requested: shown, with that reason. `rollout` is where the
+    deployment's rollout stands; its replicas on another revision are marked outdated.
     """
-    by_pool = chips_by_pool(_occupancy(deployment, replicas, result))
+    by_pool = chips_by_pool(_occupancy(deployment, replicas, result), rollout.revision if rollout else None)
     statuses: dict[str, Status] = dict(result.diagnosis.statuses) if result is not None else {}
     statuses.update({c.name: excluded_status(c, deployment) for c in excluded})
     subject = f"{deployment.namespace}/{deployment.name}"
@@ -266,4 +293,5 @@ def build(
         summary=result.diagnosis.summary() if result is not None else problem,
         scores=result.diagnosis.scores if result is not None else (),
         scheduled=result is not None,
+        rollout=rollout,
     )

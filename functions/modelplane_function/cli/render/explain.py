@@ -108,7 +108,28 @@ def fleet_view(req: fnv1.RunFunctionRequest, fleet_clusters: Sequence[Cluster] =
     excluded = [c for c in fleet_clusters if c.name not in seen]
     if isinstance(result, str):
         return fleet.build(inputs.deployment, inputs.clusters, inputs.replicas, None, problem=result, excluded=excluded)
-    return fleet.build(inputs.deployment, inputs.clusters, inputs.replicas, _as_result(result), excluded=excluded)
+    return fleet.build(
+        inputs.deployment,
+        inputs.clusters,
+        inputs.replicas,
+        _as_result(result),
+        excluded=excluded,
+        rollout=rollout_of(result, inputs.deployment.replicas),
+    )
+
+
+def rollout_of(rolled: Reconciled, desired: int) -> fleet.Rollout:
+    """The rollout as the deployment's status reports it after this reconcile."""
+    return fleet.Rollout(
+        revision=rolled.revision,
+        desired=desired,
+        updated=rolled.counts.updated,
+        available=rolled.counts.available,
+        total=rolled.counts.total,
+        status=rolled.progress.status,
+        reason=rolled.progress.reason,
+        message=rolled.progress.message,
+    )
 
 
 def _as_result(rolled: Reconciled) -> ScheduleResult:

@@ -1,0 +1,158 @@
+"""The fleet view during a rollout: each replica's revision, old ones marked, and the rollout's progress."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from functools import cache
+from pathlib import Path
+
+import pytest
+from modelplane.fleet import FleetView, Rollout, build, page
+from modelplane.model import ModelReplica
+from modelplane_function.cli.main import fleet_for
+
+from tests.fleet.factories import result
+from tests.scheduler.factories import cluster, deployment, observed
+
+DEP = deployment("llm", namespace="team-a", replicas=2)
+OTHER = deployment("chat", namespace="team-b")
+ROLLING = Rollout(
+    revision="new",
+    desired=2,
+    updated=1,
+    available=1,
+    total=2,
+    status="True",
+    reason="RollingOut",
+    message="Rolling out revision new: 1 updated, 1 available, 2 in all for 2 replicas.",
+)
+
+
+def _at(replica: ModelReplica, revision: str | None) -> ModelReplica:
+    return replace(replica, revision=revision)
+
+
+OURS_0 = observed(DEP, cluster="a", index=0, pools="h100")
+OURS_1 = observed(DEP, cluster="a", index=1, pools="h100")
+THEIRS = _at(observed(OTHER, cluster="a", index=0, pools="h100"), "old")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Case:
+    name: str
+    ours: tuple[ModelReplica, ...]
+    rollout: Rollout | None
+    want: tuple[tuple[str, str, bool], ...]  # (replica, revision, outdated) per chip, pool order
+
+
+CASES = [
+    Case(
+        name="mid-rollout: the old-revision replica is outdated, another deployment's never is",
+        ours=(_at(OURS_0, "old"), _at(OURS_1, "new")),
+        rollout=ROLLING,
+        want=(
+            ("team-a/llm a#0", "old", True),
+            ("team-a/llm a#1", "new", False),
+            ("team-b/chat a#0", "old", False),
+        ),
+    ),
+    Case(
+        name="a replica without a revision label counts as current, as the rollout counts it",
+        ours=(_at(OURS_0, None), _at(OURS_1, "new")),
+        rollout=ROLLING,
+        want=(
+            ("team-a/llm a#0", "", False),
+            ("team-a/llm a#1", "new", False),
+            ("team-b/chat a#0", "old", False),
+        ),
+    ),
+    Case(
+        name="no rollout computed: revisions shown, none marked outdated",
+        ours=(_at(OURS_0, "old"), _at(OURS_1, "new")),
+        rollout=None,
+        want=(
+            ("team-a/llm a#0", "old", False),
+            ("team-a/llm a#1", "new", False),
+            ("team-b/chat a#0", "old", False),
+        ),
+    ),
+]
+
+
+def _view(case: Case) -> FleetView:
+    return build(DEP, [cluster("a")], [THEIRS], result(desired=2, replicas=case.ours), rollout=case.rollout)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_chips_carry_revision_and_whether_it_is_outdated(case: Case) -> None:
+    view = _view(case)
+    chips = tuple((c.replica, c.revision, c.outdated) for cl in view.clusters for p in cl.pools for c in p.chips)
+    assert (chips, view.rollout) == (case.want, case.rollout)
+
+
+def test_page_marks_old_chips_and_states_the_progress() -> None:
+    html = page(_view(CASES[0]))
+    chips = re.findall(r'<li class="(chip [^"]*)"[^>]*>([^<]*)</li>', html)
+    assert chips == [
+        ("chip retained outdated", "team-a/llm a#0 main (retained, 1 node) rev old (old)"),
+        ("chip retained", "team-a/llm a#1 main (retained, 1 node) rev new"),
+        ("chip other", "team-b/chat a#0 main (1 node) rev old"),
+    ]
+    progress = "Rollout to revision new: 1 of 2 updated, 1 available, 2 in all. Progressing True: RollingOut."
+    assert f'<p class="rollout True">{progress}</p>' in html
+    assert "old</span>on an older revision, replaced as the rollout proceeds</li>" in html
+
+
+def test_page_without_a_rollout_has_no_rollout_line_nor_legend_entry() -> None:
+    html = page(_view(CASES[2]))
+    assert ('class="rollout' in html, "on an older revision" in html) == (False, False)
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rolling-update"
+
+
+@cache
+def _example() -> FleetView:
+    view, failures = fleet_for(
+        EXAMPLE / "xr.yaml",
+        required=[EXAMPLE / "required-resources.yaml"],
+        observed=[EXAMPLE / "observed-resources.yaml"],
+    )
+    assert failures == []
+    return view
+
+
+def test_rolling_update_example_view() -> None:
+    view = _example()
+    assert view.rollout is not None
+    rev = view.rollout.revision
+    chips = tuple((c.replica, c.revision == rev, c.outdated) for cl in view.clusters for p in cl.pools for c in p.chips)
+    assert (chips, replace(view.rollout, revision="", message="")) == (
+        (
+            ("team-chat/qwen3-8b eu-west-1#0", True, False),  # updated in place by this reconcile
+            ("team-chat/qwen3-8b eu-west-1#1", True, False),
+            ("team-chat/qwen3-8b us-east-1#0", False, True),  # leaving once the others are Ready
+            ("team-chat/qwen3-8b us-east-1#1", True, False),  # the surge replica
+        ),
+        Rollout(
+            revision="",
+            desired=3,
+            updated=3,
+            available=2,
+            total=4,
+            status="True",
+            reason="RollingOut",
+            message="",
+        ),
+    )
+    assert view.rollout.message == f"Rolling out revision {rev}: 3 updated, 2 available, 4 in all for 3 replicas."
+
+
+def test_rolling_update_example_page() -> None:
+    view = _example()
+    assert view.rollout is not None
+    html = page(view)
+    outdated = re.findall(r'<li class="chip [a-z]+ outdated"[^>]*>([^<]*)</li>', html)
+    assert outdated == ["team-chat/qwen3-8b us-east-1#0 main (retained, 1 node) rev 8122457d01 (old)"]
+    assert f"Rollout to revision {view.rollout.revision}: 3 of 3 updated, 2 available, 4 in all." in html
