@@ -8,7 +8,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from modelplane.fleet import FleetView, Rollout, build, page
+from modelplane.fleet import FleetView, Rollout, build, page, text
 from modelplane.model import ModelReplica
 from modelplane_function.cli.main import fleet_for
 
@@ -156,3 +156,37 @@ def test_rolling_update_example_page() -> None:
     outdated = re.findall(r'<li class="chip [a-z]+ outdated"[^>]*>([^<]*)</li>', html)
     assert outdated == ["team-chat/qwen3-8b us-east-1#0 main (retained, 1 node) rev 8122457d01 (old)"]
     assert f"Rollout to revision {view.rollout.revision}: 3 of 3 updated, 2 available, 4 in all." in html
+
+
+def test_text_states_a_rollout_under_way_and_marks_old_replicas() -> None:
+    view = _example()
+    assert view.rollout is not None
+    lines = text(view).splitlines()
+    assert (lines[1], [line.split("  ")[-1].strip() for line in lines if "old rev" in line]) == (
+        f"Rollout to revision {view.rollout.revision}: 3 of 3 updated, 2 available, 4 in all. "
+        "Progressing True: RollingOut.",
+        ["team-chat/qwen3-8b#0 main (retained, 1 node) old rev 8122457d01"],
+    )
+
+
+QUIET = [
+    pytest.param(replace(ROLLING, updated=2, available=2, reason="RolloutComplete"), id="complete"),
+    pytest.param(replace(ROLLING, updated=2, available=0), id="first replicas coming up"),
+]
+
+
+@pytest.mark.parametrize("rollout", QUIET)
+def test_text_is_quiet_when_no_old_revision_remains(rollout: Rollout) -> None:
+    ours = (_at(OURS_0, "new"), _at(OURS_1, "new"))
+    done = build(DEP, [cluster("a")], [THEIRS], result(desired=2, replicas=ours), rollout=rollout)
+    without = build(DEP, [cluster("a")], [THEIRS], result(desired=2, replicas=ours))
+    assert text(done) == text(without)
+
+
+def test_text_states_a_halted_rollout_even_with_no_old_replica_left() -> None:
+    halted = replace(ROLLING, updated=2, available=1, status="False", reason="ProgressDeadlineExceeded")
+    ours = (_at(OURS_0, "new"), _at(OURS_1, "new"))
+    view = build(DEP, [cluster("a")], [THEIRS], result(desired=2, replicas=ours), rollout=halted)
+    assert text(view).splitlines()[1] == (
+        "Rollout to revision new: 2 of 2 updated, 1 available, 2 in all. Progressing False: ProgressDeadlineExceeded."
+    )

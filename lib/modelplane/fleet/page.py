@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from html import escape
 
-from modelplane.fleet.text import chip_text, placement
+from modelplane.fleet.text import chip_text, placement, rollout_text
 from modelplane.fleet.view import Chip, ClusterView, FleetView, Origin, PoolView, Rollout
 
 CSS = """
@@ -179,14 +179,6 @@ def _scores(view: FleetView) -> str:
     )
     title = "Scores (last round that placed a replica, best first)"
     return f'<h2>{title}</h2><table class="scores"><tr>{head}</tr>{rows}</table>'
-
-
-def rollout_text(rollout: Rollout) -> str:
-    """The rollout's progress in one line, as status.replicas and the Progressing condition say it."""
-    return (
-        f"Rollout to revision {rollout.revision}: {rollout.updated} of {rollout.desired} updated, "
-        f"{rollout.available} available, {rollout.total} in all. Progressing {rollout.status}: {rollout.reason}."
-    )
 
 
 def _rollout(rollout: Rollout | None) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from modelplane.fleet.view import Chip, ClusterView, FleetView, Origin
+from modelplane.fleet.view import Chip, ClusterView, FleetView, Origin, Rollout
 
 
 def table(rows: Sequence[Sequence[str]]) -> list[str]:
@@ -29,6 +29,30 @@ def chip_text(chip: Chip, label: str = "", *, shared: bool = False) -> str:
     return f"{where} ({chip.origin}, {held})"
 
 
+def _chip_row(chip: Chip, *, shared: bool) -> str:
+    # Only a replica a rollout has yet to reach names its revision: a table of current ones stays as it was.
+    said = chip_text(chip, shared=shared)
+    return f"{said} old rev {chip.revision}" if chip.outdated else said
+
+
+def rollout_text(r: Rollout) -> str:
+    """The rollout's progress in one line, as status.replicas and the Progressing condition say it."""
+    return (
+        f"Rollout to revision {r.revision}: {r.updated} of {r.desired} updated, {r.available} available, "
+        f"{r.total} in all. Progressing {r.status}: {r.reason}."
+    )
+
+
+def rollout_line(view: FleetView) -> str:
+    """The rollout's progress while old-revision replicas remain or it is halted; else "".
+
+    A deployment coming up for the first time, or whose old replicas are all gone, has nothing to
+    tell apart: the table says it, and tables of a fleet at rest stay as they were.
+    """
+    r = view.rollout
+    return rollout_text(r) if r is not None and (r.updated < r.total or r.status == "False") else ""
+
+
 def cluster_rows(c: ClusterView) -> list[tuple[str, ...]]:
     head = (c.name, "yes" if c.ready else "no", ",".join(c.taints) or "-")
     blank = ("", "", "")
@@ -37,7 +61,7 @@ def cluster_rows(c: ClusterView) -> list[tuple[str, ...]]:
         return [(*head, "-", "", "", "", "", "")]
     for pool in c.pools:
         counts = (pool.name, pool.devices or "-", str(pool.nodes), str(pool.used), str(pool.free))
-        chips = [chip_text(chip, shared=pool.shared) for chip in pool.chips] or ["-"]
+        chips = [_chip_row(chip, shared=pool.shared) for chip in pool.chips] or ["-"]
         rows.append((*(blank if rows else head), *counts, chips[0]))
         rows += [(*blank, "", "", "", "", "", more) for more in chips[1:]]
     return rows
@@ -114,7 +138,8 @@ def score_table(view: FleetView) -> list[str]:
 
 def text(view: FleetView) -> str:
     """The whole view: headline, pools, rejections, scores, removals, diagnosis."""
-    out = [headline(view), *pool_table(view)]
+    rollout = rollout_line(view)
+    out = [headline(view), *([rollout] if rollout else []), *pool_table(view)]
     rejections = rejection_table(view)
     if rejections:
         out += [rejection_heading(view), *rejections]
