@@ -147,7 +147,10 @@ def rewrite_console_blocks(path: Path, scratch: Path) -> None:
         indent = fence[: len(fence) - len(fence.lstrip(" "))]
         lines = [fence]
         for command in commands(str(region.lexemes["source"])):
-            _, got = run(command.line, cwd)
+            code, got = run(command.line, cwd)
+            if code != 0:  # a page shows a failure with `; echo "exit: $?"`, never by recording one
+                msg = f"{path.name}: `{command.line}` exited {code}, nothing rewritten; it printed:\n{got}"
+                raise RuntimeError(msg)
             lines += [f"{indent}{_PROMPT}{command.line.replace(chr(10), chr(10) + indent)}\n"]
             lines += [f"{indent}{line}\n" if line else "\n" for line in got.splitlines()]
         edits.append((region.start, region.end, "".join([*lines, closing])))
