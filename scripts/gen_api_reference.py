@@ -10,8 +10,6 @@ committed file differs from what would be generated. Output depends only on the 
 
 from __future__ import annotations
 
-import argparse
-import difflib
 import json
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -21,11 +19,13 @@ from typing import Any
 
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests load the scripts by path
+import generated
+
 REPO = Path(__file__).resolve().parents[1]
 OUTPUT = REPO / "docs" / "reference" / "api.md"
 # The order a reader meets the kinds in: what users write, what the scheduler writes, the fleet.
 KIND_ORDER = ("ModelDeployment", "ModelReplica", "InferenceCluster")
-_DIFF_LINES = 40
 
 HEADER = """\
 # API reference
@@ -257,26 +257,14 @@ def generate(apis: Path = REPO / "apis") -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Generate docs/reference/api.md from the XRDs.")
-    parser.add_argument("--check", action="store_true", help="exit 1 if the committed reference is stale")
-    args = parser.parse_args(argv)
-    want = generate()
-    if not args.check:
-        OUTPUT.parent.mkdir(parents=True, exist_ok=True)
-        OUTPUT.write_text(want)
-        return 0
-    have = OUTPUT.read_text() if OUTPUT.is_file() else ""
-    if have == want:
-        return 0
-    rel = OUTPUT.relative_to(REPO)
-    diff = list(
-        difflib.unified_diff(
-            have.splitlines(), want.splitlines(), f"{rel} (committed)", f"{rel} (generated)", lineterm=""
-        )
+    return generated.main(
+        Path(__file__).name,
+        output=OUTPUT,
+        repo=REPO,
+        generate=generate,
+        description="Generate docs/reference/api.md from the XRDs.",
+        argv=argv,
     )
-    sys.stderr.write(f"{rel} is stale: run .venv/bin/python scripts/gen_api_reference.py\n")
-    sys.stderr.write("\n".join(diff[:_DIFF_LINES]) + ("\n..." if len(diff) > _DIFF_LINES else "") + "\n")
-    return 1
 
 
 if __name__ == "__main__":

@@ -10,8 +10,6 @@ exits 1 when the committed file differs from what would be generated.
 
 from __future__ import annotations
 
-import argparse
-import difflib
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -20,10 +18,12 @@ import click
 from click.testing import CliRunner
 from modelplane_function.cli.main import main as modelplane
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests load the scripts by path
+import generated
+
 REPO = Path(__file__).resolve().parents[1]
 OUTPUT = REPO / "docs" / "reference" / "cli.md"
 WIDTH = 100
-_DIFF_LINES = 40
 
 HEADER = """\
 # CLI reference
@@ -67,26 +67,14 @@ def generate() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Generate docs/reference/cli.md from the commands' --help.")
-    parser.add_argument("--check", action="store_true", help="exit 1 if the committed reference is stale")
-    args = parser.parse_args(argv)
-    want = generate()
-    if not args.check:
-        OUTPUT.parent.mkdir(parents=True, exist_ok=True)
-        OUTPUT.write_text(want)
-        return 0
-    have = OUTPUT.read_text() if OUTPUT.is_file() else ""
-    if have == want:
-        return 0
-    rel = OUTPUT.relative_to(REPO)
-    diff = list(
-        difflib.unified_diff(
-            have.splitlines(), want.splitlines(), f"{rel} (committed)", f"{rel} (generated)", lineterm=""
-        )
+    return generated.main(
+        Path(__file__).name,
+        output=OUTPUT,
+        repo=REPO,
+        generate=generate,
+        description="Generate docs/reference/cli.md from the commands' --help.",
+        argv=argv,
     )
-    sys.stderr.write(f"{rel} is stale: run .venv/bin/python scripts/gen_cli_reference.py\n")
-    sys.stderr.write("\n".join(diff[:_DIFF_LINES]) + ("\n..." if len(diff) > _DIFF_LINES else "") + "\n")
-    return 1
 
 
 if __name__ == "__main__":
