@@ -20,11 +20,13 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 
 from modelplane.devices import DeviceMatcher
-from modelplane.model import ModelReplica
-from modelplane.scheduler import schedule
+from modelplane.model import Cluster, Deployment, ModelReplica
+from modelplane.rollout import Observed
+from modelplane.rollout.reconcile import reconcile
 from modelplane.scheduler.capacity import shares_devices
 
 from tests.benchmarks.optimum import Optimum, solve
@@ -81,13 +83,52 @@ def _stranded(scenario: Scenario, replicas: Sequence[ModelReplica]) -> int:
     return held - sum(replica_gpus(r) for r in replicas)
 
 
-def run_plan(scenario: Scenario, order: Sequence[int]) -> Plan:
-    """Place the demand in `order`, each deployment seeing every replica placed before it."""
-    matcher = DeviceMatcher()
-    fleet: list[ModelReplica] = []
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+MAX_ROUNDS = 40  # reconciles of every deployment after the last arrives; converged fleets stop early
+
+
+def _reconcile_all(
+    deployments: Sequence[Deployment], clusters: Sequence[Cluster], fleet: dict[int, list[ModelReplica]],
+    order: Sequence[int], *, matcher: DeviceMatcher, known: Sequence[Deployment],
+) -> bool:
+    """One reconcile of each deployment in `order`; whether anything changed. New replicas start not Ready."""
+    changed = False
     for i in order:
-        result = schedule(scenario.demand[i].deployment, scenario.clusters, fleet, matcher=matcher)
-        fleet.extend(result.replicas)
+        others = [r for j, rs in fleet.items() if j != i for r in rs]
+        own = fleet.get(i, [])
+        done = reconcile(
+            deployments[i], clusters, [*others, *own], observed=Observed(), now=NOW, matcher=matcher,
+            deployments=known,
+        )
+        before = {r.name: r for r in own}
+        after = [replace(r, ready=before[r.name].ready if r.name in before else False) for r in done.replicas]
+        changed |= [r.name for r in after] != [r.name for r in own]
+        fleet[i] = after
+    return changed
+
+
+def run_plan(scenario: Scenario, order: Sequence[int], *, settle: bool = True, foresee: bool = True) -> Plan:
+    """Place the demand in `order`, each deployment seeing every replica placed before it.
+
+    As a control plane does, every deployment then keeps reconciling, and what it created becomes
+    Ready by the next round, until nothing changes: moves (scheduler/displace.py) correct what
+    arrival order got wrong, make-before-break. `settle=False` stops after the arrivals.
+    """
+    matcher = DeviceMatcher()
+    deployments = [d.deployment for d in scenario.demand]
+    fleet: dict[int, list[ModelReplica]] = {}
+    for n, i in enumerate(order):
+        arrived = deployments if foresee else [deployments[j] for j in order[: n + 1]]
+        _reconcile_all(deployments, scenario.clusters, fleet, [i], matcher=matcher, known=arrived)
+    for _ in range(MAX_ROUNDS if settle else 0):
+        fleet = {i: [replace(r, ready=True) for r in rs] for i, rs in fleet.items()}
+        if not _reconcile_all(deployments, scenario.clusters, fleet, order, matcher=matcher, known=deployments):
+            break
+    placed = [r for rs in fleet.values() for r in rs]
+    return _plan(scenario, placed)
+
+
+def _plan(scenario: Scenario, fleet: Sequence[ModelReplica]) -> Plan:
     return Plan(
         gpus=sum(replica_gpus(r) for r in fleet),
         stranded=_stranded(scenario, fleet),

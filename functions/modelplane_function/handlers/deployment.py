@@ -50,6 +50,7 @@ class Inputs:
     replicas: tuple[ModelReplica, ...]
     unreadable: Unreadable = field(default_factory=Unreadable)
     composed: frozenset[str] = frozenset()  # names of the ModelReplicas the XR composes
+    deployments: tuple[Deployment, ...] | None = None  # every readable ModelDeployment; None = not read
 
 
 def schedule_inputs(inputs: Inputs, *, matcher: DeviceMatcher | None = None) -> ScheduleResult:
@@ -61,6 +62,7 @@ def schedule_inputs(inputs: Inputs, *, matcher: DeviceMatcher | None = None) -> 
         matcher=matcher,
         unreadable=inputs.unreadable,
         composed=inputs.composed,
+        deployments=inputs.deployments,
     )
 
 
@@ -77,6 +79,7 @@ def reconcile_inputs(
         matcher=matcher,
         unreadable=inputs.unreadable,
         composed=inputs.composed,
+        deployments=inputs.deployments,
     )
 
 
@@ -164,6 +167,7 @@ def gather(req: fnv1.RunFunctionRequest, xr: Mapping[str, Any], own: Mapping[str
         replicas=tuple(by_id[k] for k in sorted(by_id)),
         unreadable=Unreadable(clusters=invalid, replicas_on=unreadable_on),
         composed=frozenset(r.name for r in owned),
+        deployments=requirements.deployments(req, deployment),
     )
 
 
@@ -250,10 +254,23 @@ def _kai_note(result: ScheduleResult) -> str:
     return "".join(f" {detail}." for detail in refused[:_KAI_NOTES]) + more
 
 
+_RESERVED_NOTES = 5  # deployments named; the count says how many more
+
+
+def _reserved_note(result: ScheduleResult) -> str:
+    """Why free-looking capacity was not used: it is held for larger deployments' missing replicas."""
+    reserved = result.diagnosis.reserved
+    if not result.diagnosis.unplaced or not reserved:
+        return ""
+    named = ", ".join(f"{r.deployment} ({r.replicas})" for r in reserved[:_RESERVED_NOTES])
+    more = f" and {len(reserved) - _RESERVED_NOTES} more" if len(reserved) > _RESERVED_NOTES else ""
+    return f" Room is held first for the missing replicas of deployments with more GPUs per replica: {named}{more}."
+
+
 def _scheduled_condition(result: ScheduleResult) -> Condition:
     diagnosis = result.diagnosis
     status = "False" if diagnosis.unplaced else "True"
-    message = diagnosis.message() + _kai_note(result) + _held_note(result)
+    message = diagnosis.message() + _reserved_note(result) + _kai_note(result) + _held_note(result)
     return Condition(type=names.CONDITION_REPLICAS_SCHEDULED, status=status, reason=diagnosis.reason(), message=message)
 
 
@@ -324,10 +341,33 @@ def _compose(
         which = ", ".join(sorted(rolled.updated))
         message = f"Updated {_count(len(rolled.updated), 'replica')} to revision {rolled.revision}: {which}."
         event(rsp, warning=False, reason=names.REASON_REPLICAS_UPDATED, message=message)
+    _move_events(rsp, inputs.deployment, result)
     if rolled.removed:
         what = ", ".join(f"{r.name} from {r.cluster} ({r.reason})" for r in rolled.removed)
         message = f"Removed {_count(len(rolled.removed), 'replica')}: {what}."
         event(rsp, warning=False, reason=names.REASON_REPLICAS_REMOVED, message=message)
+
+
+def _move_events(rsp: fnv1.RunFunctionResponse, deployment: Deployment, result: ScheduleResult) -> None:
+    """The fleet's moves this deployment makes, and those made for it (scheduler/displace.py)."""
+    me = f"{deployment.namespace}/{deployment.name}"
+    making = [
+        m
+        for m in result.moves
+        if (m.replica.namespace, m.replica.deployment) == (deployment.namespace, deployment.name)
+    ]
+    if making:
+        what = "; ".join(f"{m.replica.name} off {m.cluster}/{','.join(m.pools)} for {m.demand}" for m in making)
+        message = (
+            f"Moving {_count(len(making), 'replica')} to make room for unplaced demand of other deployments: {what}. "
+            "Each leaves once its successor elsewhere is Ready."
+        )
+        event(rsp, warning=False, reason=names.REASON_MAKING_ROOM, message=message)
+    waiting = [m for m in result.moves if m.demand == me]
+    if waiting:
+        what = "; ".join(f"{m.holder} off {m.cluster}/{','.join(m.pools)}" for m in waiting)
+        message = f"Waiting for {_count(len(waiting), 'replica')} of other deployments to move and make room: {what}."
+        event(rsp, warning=False, reason=names.REASON_WAITING_FOR_ROOM, message=message)
 
 
 # What a deployment's answer needs of the XR when its spec is too large to convert.

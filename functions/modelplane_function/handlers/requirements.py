@@ -14,7 +14,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf import struct_pb2
 from modelplane import api, names
 from modelplane.errors import SpecError
-from modelplane.model import Cluster, ModelReplica
+from modelplane.model import Cluster, Deployment, ModelReplica
 
 from modelplane_function.handlers import bounds
 from modelplane_function.handlers.convert import project, to_dict
@@ -26,6 +26,7 @@ from modelplane_function.handlers.stamps import stamped
 CLUSTERS = "clusters"
 REPLICAS = "replicas"
 NAMESPACE = "namespace"
+DEPLOYMENTS = "deployments"
 T = TypeVar("T")
 
 
@@ -56,6 +57,9 @@ def declare(rsp: fnv1.RunFunctionResponse, xr: Mapping[str, Any]) -> tuple[str, 
     response.require_resources(rsp, CLUSTERS, names.API_VERSION, names.KIND_CLUSTER, match_labels=_match_labels(xr))
     # Every replica of every deployment: the ledger charges other deployments' replicas too.
     response.require_resources(rsp, REPLICAS, names.API_VERSION, names.KIND_REPLICA)
+    # Every deployment, for the demand it has not placed (scheduler/reserve.py, displace.py). Not in
+    # `declared`: without an answer the deployment schedules as before, it does not wait.
+    response.require_resources(rsp, DEPLOYMENTS, names.API_VERSION, names.KIND_DEPLOYMENT)
     if _namespace(xr):
         # The deployment's Namespace, for its labels (InferenceCluster allowedNamespaceSelector).
         response.require_resources(rsp, NAMESPACE, "v1", "Namespace", match_name=_namespace(xr))
@@ -115,9 +119,30 @@ _CLUSTERS: Memo[Cluster] = Memo(names.KIND_CLUSTER, _bounded(bounds.FLEET_CLUSTE
 _REPLICAS: Memo[ModelReplica | None] = Memo(
     names.KIND_REPLICA, _bounded(names.KIND_REPLICA, _stamped(converted(api.parse_replica)))
 )
+_DEPLOYMENTS: Memo[Deployment] = Memo(
+    names.KIND_DEPLOYMENT, _bounded(names.KIND_DEPLOYMENT, converted(api.parse_deployment))
+)
 # Other deployments' replicas only feed the ledger: their templates, model and status are never
 # converted nor validated (ledger.py). A first call over 10,000 of them spent ~2 s on that.
 _LEDGER: Memo[ModelReplica | None] = Memo(names.KIND_REPLICA, _stamped(read_ledger_replica))
+
+
+def deployments(req: fnv1.RunFunctionRequest, own: Deployment) -> tuple[Deployment, ...] | None:
+    """Every readable ModelDeployment, `own` standing for itself; None when the fleet's were not answered.
+
+    One that cannot be read is left out: its own reconcile reports it, and the demand it would
+    have stated cannot be known.
+    """
+    if DEPLOYMENTS not in req.required_resources:
+        return None
+    out: dict[tuple[str, str], Deployment] = {(own.namespace, own.name): own}
+    for struct in structs(req, DEPLOYMENTS):
+        try:
+            d = _DEPLOYMENTS.parse(struct)
+        except Exception:  # noqa: BLE001 - contained per object: it only states demand
+            continue
+        out.setdefault((d.namespace, d.name), d)
+    return tuple(out[k] for k in sorted(out))
 
 
 def structs(req: fnv1.RunFunctionRequest, name: str) -> list[struct_pb2.Struct]:

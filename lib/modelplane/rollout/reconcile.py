@@ -62,6 +62,7 @@ def reconcile(
     matcher: DeviceMatcher | None = None,
     unreadable: Unreadable | None = None,
     composed: Collection[str] | None = None,
+    deployments: Sequence[Deployment] | None = None,
 ) -> Reconciled:
     """Schedule `deployment` and take this reconcile's share of its rollout."""
     rev = revision(deployment)
@@ -98,6 +99,7 @@ def reconcile(
         composed=composed,
         stale=frozenset(own) - current,
         new_count=new_count,
+        deployments=deployments,
     )
     decided = step(replicas=deployment.replicas, budget=budget, frozen=frozen, fleet=fleet, placed=len(result.created))
     # Old replicas waiting to be replaced are not missing: the budget, not capacity, holds their successors.

@@ -66,6 +66,12 @@ class RemovedReplica:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Reservation:
+    deployment: str  # namespace/name
+    replicas: int  # how many of its missing replicas room was held for
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Diagnosis:
     desired: int
     placed: int
@@ -73,6 +79,7 @@ class Diagnosis:
     statuses: Mapping[str, Status] = field(default_factory=lambda: MappingProxyType({}))  # cluster -> first failure
     scores: tuple[ClusterScore, ...] = ()  # of the last bind round, best first
     evaluated: bool = True  # False when nothing was left to place, so no cluster was filtered
+    reserved: tuple[Reservation, ...] = ()  # room held for larger deployments' missing replicas (reserve.py)
 
     @property
     def unplaced(self) -> int:
@@ -126,9 +133,29 @@ class Diagnosis:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Move:
+    """A Ready replica that moves so that one more replica of `demand` fits."""
+
+    replica: ModelReplica
+    demand: str  # namespace/name of the deployment it makes room for
+    cluster: str  # where the room is made
+    pools: tuple[str, ...]  # the pools it leaves
+
+    @property
+    def holder(self) -> str:
+        """namespace/deployment#index of the moving replica."""
+        return f"{self.replica.namespace}/{self.replica.deployment}#{self.replica.index}"
+
+    def text(self) -> str:
+        return f"{self.holder} moves off {self.cluster}/{','.join(self.pools)} to make room for {self.demand}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ScheduleResult:
     replicas: tuple[ModelReplica, ...]  # the desired set, sorted by (cluster, index)
     created: frozenset[str]  # names of replicas placed by this call (not retained)
     removed: tuple[RemovedReplica, ...]
     diagnosis: Diagnosis
     held: frozenset[str] = frozenset()  # names of replicas kept as observed on clusters that cannot be read
+    # the fleet's moves (displace.py) this deployment makes, or waits for to place its own replicas
+    moves: tuple[Move, ...] = ()

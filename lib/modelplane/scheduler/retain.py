@@ -32,6 +32,7 @@ REASON_POOL_REMOVED = "pool removed"
 REASON_POOL_MISMATCH = "pool no longer satisfies nodeSelector"
 REASON_POOL_FULL = "pool cannot hold the grown replica"
 REASON_DUPLICATE = "duplicate replica index"
+REASON_MAKING_ROOM = "making room for another deployment"  # scheduler/displace.py
 
 _NO_EXECUTE = frozenset({TaintEffect.NO_EXECUTE})
 

@@ -21,15 +21,18 @@ from modelplane.model import Cluster, Deployment, ModelReplica
 from modelplane.scheduler.arbitrate import left_over, yield_reason
 from modelplane.scheduler.bind import bind
 from modelplane.scheduler.capacity import PoolCapacity, take_all
+from modelplane.scheduler.displace import find_moves
 from modelplane.scheduler.engines import EngineOptions, cost_by_pool
 from modelplane.scheduler.filters import Context, FilterRunner
 from modelplane.scheduler.ledger import Ledger
 from modelplane.scheduler.packing import Packing
 from modelplane.scheduler.replicas import build_replica
+from modelplane.scheduler.reserve import reserve
 from modelplane.scheduler.result import Diagnosis, RemovedReplica, ScheduleResult
 from modelplane.scheduler.retain import (
     REASON_CLUSTER_DELETED,
     REASON_DUPLICATE,
+    REASON_MAKING_ROOM,
     REASON_NAMESPACE_NOT_ADMITTED,
     REASON_POOL_MISMATCH,
     REASON_SCALED_DOWN,
@@ -54,6 +57,7 @@ def schedule(
     composed: Collection[str] | None = None,
     stale: Collection[str] = (),
     new_count: NewCount | None = None,
+    deployments: Sequence[Deployment] | None = None,
 ) -> ScheduleResult:
     """Place `deployment`'s replicas on `clusters`, given every observed replica of the fleet.
 
@@ -69,6 +73,11 @@ def schedule(
     replicas that are Ready stay charged to the ledger (make-before-break: they may keep running
     until a successor is Ready), unless their cluster is gone or refuses them; a kept replica is
     charged at the larger of its observed and its new cost, since it may keep rendering the former.
+
+    `deployments`, every deployment the caller can read, lets the fleet correct early placements
+    (displace.py): a Ready replica of this deployment that holds the only room of another's unplaced
+    demand leaves, make-before-break, once a successor elsewhere is Ready. Not while a rollout of
+    this deployment is under way (`stale`), nor while one of its replicas already has to leave.
     """
     matcher = matcher if matcher is not None else DeviceMatcher()
     unreadable = unreadable if unreadable is not None else Unreadable()
@@ -105,6 +114,14 @@ def schedule(
         elif cluster is not None:
             kept.append(Kept(observed=r, cluster=cluster, options=verdict))
     check_placeable(deployment, fleet, lost_pool, engines, matcher)
+    moves = find_moves(fleet, observed, deployments, matcher=matcher) if deployments else ()
+    making_room = (
+        {k.observed.name for k in kept} & {m.replica.name for m in moves} if not stale and not removed else set()
+    )
+    removed.extend(_removed(k.observed, REASON_MAKING_ROOM) for k in kept if k.observed.name in making_room)
+    kept = [k for k in kept if k.observed.name not in making_room]
+    me = f"{deployment.namespace}/{deployment.name}"
+    moves = tuple(m for m in moves if m.replica.name in making_room or m.demand == me)
 
     # Scale down; then yield the nodes of overcommitted pools to older replicas; then charge what
     # stays (growth is judged against the ledger here).
@@ -138,6 +155,11 @@ def schedule(
     for r in observed:
         if r.name in own_names or (r.namespace == deployment.namespace and r.deployment == deployment.name):
             taken.setdefault(r.cluster, set()).add(r.index)
+    reserved = (
+        reserve(ledger, fleet, observed, deployments, deployment=deployment, matcher=matcher)
+        if deployments and count > 0
+        else ()
+    )
     ctx = Context(
         deployment,
         engines,
@@ -177,8 +199,10 @@ def schedule(
             statuses=MappingProxyType(dict(sorted(statuses.items()))),
             scores=outcome.scores,
             evaluated=outcome.evaluated,
+            reserved=reserved,
         ),
         held=frozenset(k.observed.name for k in kept if k.held),
+        moves=moves,
     )
 
 

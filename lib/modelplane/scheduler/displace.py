@@ -1,0 +1,179 @@
+"""Make room: move a Ready replica off the pools that another deployment's unplaced demand needs.
+
+Deployments are placed one at a time as they arrive, so an early, flexible replica can take the
+only pool that later, pickier demand fits. Every deployment's reconcile works out the same moves
+from the same observed fleet, so concurrent reconciles agree on who moves and only the owner acts:
+
+- Demand is blocked when a deployment has fewer replicas than it asks for and none more fits
+  anywhere, everyone's observed replicas charged as they are. Blocked deployments are served in
+  (namespace, name) order.
+- A candidate is another deployment's Ready replica holding a pool the blocked deployment's
+  engines match, on a cluster that would take it but for capacity; smallest holding first.
+- It moves when, with it gone, one more replica of the blocked deployment fits, and its own
+  deployment can place a successor elsewhere first (make-before-break: the successor is charged
+  while the replica still holds its nodes) without taking that room back. A deployment above its
+  replica count already has the successor.
+- Each move is applied to the trial fleet (the successor and the blocked replica placed, the
+  replica gone) before the next blocked deployment is served, so moves never claim the same room.
+
+Hysteresis: a move needs a blocked deployment that then fits, so every move that completes places
+one more replica of demand that could not run; nothing moves back and forth. The owner's rollout
+budget paces the moves (modelplane.rollout: a Ready replica leaves only once its successor is
+Ready), and a replica that is not Ready is never moved. At most MAX_TRIALS candidates are tried
+per call, so a large fleet stays within the scheduler's time budget.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+from modelplane.devices import DeviceMatcher
+from modelplane.errors import SpecError
+from modelplane.model import Cluster, Deployment, ModelReplica, PoolCharge
+from modelplane.scheduler.bind import Placement, bind
+from modelplane.scheduler.engines import EngineOptions, cost_by_pool
+from modelplane.scheduler.filters import Context, FilterRunner
+from modelplane.scheduler.ledger import Ledger
+from modelplane.scheduler.packing import Packing
+from modelplane.scheduler.result import Move
+
+MAX_TRIALS = 64
+
+
+def key(deployment: Deployment) -> tuple[str, str]:
+    return (deployment.namespace, deployment.name)
+
+
+def _owner(replica: ModelReplica) -> tuple[str, str]:
+    return (replica.namespace, replica.deployment)
+
+
+class _Trial:
+    """One deployment's filters over a ledger, built on first use (device matching is shared)."""
+
+    def __init__(self, deployment: Deployment, matcher: DeviceMatcher) -> None:
+        self.deployment = deployment
+        self.engines = EngineOptions(deployment, matcher)
+
+    def runner(self, ledger: Ledger) -> FilterRunner:
+        return FilterRunner(Context(self.deployment, self.engines, ledger, packing=Packing(self.engines)))
+
+    def place(self, ledger: Ledger, clusters: Sequence[Cluster], spread: Mapping[str, int]) -> Placement | None:
+        """Place one replica on `ledger` (charged there), or None when none fits."""
+        ctx = Context(self.deployment, self.engines, ledger, packing=Packing(self.engines))
+        outcome = bind(ctx, FilterRunner(ctx), clusters=clusters, count=1, taken={}, replicas_on=spread)
+        return outcome.placements[0] if outcome.placements else None
+
+
+def find_moves(
+    clusters: Sequence[Cluster],
+    replicas: Sequence[ModelReplica],
+    deployments: Sequence[Deployment],
+    *,
+    matcher: DeviceMatcher,
+) -> tuple[Move, ...]:
+    """The moves the fleet should make now, the same whichever deployment asks.
+
+    `clusters` sorted by name, `replicas` every observed replica of the fleet, `deployments`
+    every deployment the caller can read (a replica whose deployment is not among them never
+    moves: nobody could place its successor).
+    """
+    deployments = [d for d in deployments if _valid(d, clusters, matcher)]
+    live = [r for r in replicas if not r.deleting]
+    count = Counter(_owner(r) for r in live)
+    blocked = sorted((d for d in deployments if d.replicas > count[key(d)]), key=key)
+    if not blocked:
+        return ()
+    fleet = _Fleet(clusters, replicas, deployments, matcher)
+    moves: list[Move] = []
+    budget = MAX_TRIALS
+    for demand in blocked:
+        runner = fleet.trial(demand).runner(fleet.ledger)
+        if any(runner.status(c).fits for c in clusters):
+            continue  # not blocked: it places itself on its next reconcile
+        missing = demand.replicas - count[key(demand)]
+        for r in fleet.candidates(demand, runner):
+            if budget <= 0 or missing <= 0:
+                break
+            budget -= 1
+            move = fleet.move(r, demand)
+            if move is not None:
+                moves.append(move)
+                missing -= 1
+    return tuple(moves)
+
+
+def _valid(deployment: Deployment, clusters: Sequence[Cluster], matcher: DeviceMatcher) -> bool:
+    try:
+        matcher.validate(deployment, clusters)
+    except SpecError:
+        return False  # its own reconcile reports it; it neither places nor moves
+    return True
+
+
+class _Fleet:
+    """The trial fleet: everyone's observed replicas charged, moves applied as they are found."""
+
+    def __init__(
+        self,
+        clusters: Sequence[Cluster],
+        replicas: Sequence[ModelReplica],
+        deployments: Sequence[Deployment],
+        matcher: DeviceMatcher,
+    ) -> None:
+        self.clusters = clusters
+        self.by_cluster = {c.name: c for c in clusters}
+        self.live = [r for r in replicas if not r.deleting]
+        self.by_key = {key(d): d for d in deployments}
+        self.ledger = Ledger(clusters)
+        for r in replicas:
+            self.ledger.charge_replica(r)
+        self.moving: set[str] = set()
+        self._matcher = matcher
+        self._trials: dict[tuple[str, str], _Trial] = {}
+
+    def trial(self, deployment: Deployment) -> _Trial:
+        return self._trials.setdefault(key(deployment), _Trial(deployment, self._matcher))
+
+    def candidates(self, demand: Deployment, runner: FilterRunner) -> list[ModelReplica]:
+        """Ready replicas of other readable deployments on pools `demand` could use, smallest first."""
+        engines = self.trial(demand).engines
+        usable = {(c.name, p) for c in self.clusters if runner.eligible(c) for p in engines.matching_pools(c)}
+        return sorted(
+            (
+                r
+                for r in self.live
+                if r.ready and _owner(r) != key(demand) and r.name not in self.moving and _owner(r) in self.by_key
+                if any((r.cluster, p) in usable for p, n in r.node_cost_by_pool().items() if n)
+            ),
+            key=lambda r: (sum(r.node_cost_by_pool().values()), r.namespace, r.deployment, r.cluster, r.index),
+        )
+
+    def move(self, replica: ModelReplica, demand: Deployment) -> Move | None:
+        """Move `replica` for `demand` on the trial fleet if that works; otherwise leave the fleet as it was."""
+        ledger = self.ledger
+        charges = replica.charges_by_pool()
+        undo: list[tuple[str, Mapping[str, PoolCharge]]] = [(replica.cluster, charges)]
+        ledger.charge(replica.cluster, charges, sign=-1)
+        fits = self.trial(demand).runner(ledger).status(self.by_cluster[replica.cluster]).fits
+        ledger.charge(replica.cluster, charges)
+        if not fits:
+            return None  # leaving would not make enough room
+        owner = self.by_key[_owner(replica)]
+        siblings = [r for r in self.live if _owner(r) == _owner(replica)]
+        if len(siblings) <= owner.replicas:  # its successor must fit first, beside it
+            spread = Counter(r.cluster for r in siblings if r.name != replica.name)
+            successor = self.trial(owner).place(ledger, self.clusters, spread)
+            if successor is None:
+                return None
+            undo.append((successor.cluster.name, cost_by_pool(successor.options)))
+        ledger.charge(replica.cluster, charges, sign=-1)
+        if self.trial(demand).place(ledger, self.clusters, {}) is None:  # the successor took the room back
+            ledger.charge(replica.cluster, charges)
+            for cluster, charged in undo[1:]:
+                ledger.charge(cluster, charged, sign=-1)
+            return None
+        self.moving.add(replica.name)
+        pools = tuple(sorted(p for p, n in replica.node_cost_by_pool().items() if n))
+        return Move(replica=replica, demand=f"{demand.namespace}/{demand.name}", cluster=replica.cluster, pools=pools)

@@ -1,0 +1,194 @@
+"""The demand of other deployments: room held for larger ones (reserve.py), and moves that make room (displace.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import pytest
+from modelplane.model import Deployment, ModelReplica
+from modelplane.scheduler import schedule
+from modelplane.scheduler.result import Move
+
+from tests.scheduler.factories import (
+    IS_GPU,
+    Outline,
+    cluster,
+    deployment,
+    engine,
+    is_model,
+    member,
+    observed,
+    outline,
+    pool,
+    request,
+)
+
+
+def gpus(count: int, *, model: str | None = None) -> tuple:
+    selectors = (IS_GPU,) if model is None else (IS_GPU, is_model(model))
+    return (engine(members=[member(requests=[request(count=count, selectors=selectors)])]),)
+
+
+# One H100 node and one A100 node: the 8-GPU Hopper-only model fits only the first; the 1-GPU model either.
+FLEET = (
+    cluster("a", pools=[pool("h100", nodes=1)]),
+    cluster("b", pools=[pool("a100", nodes=1, model="A100")]),
+)
+BIG = deployment("big", replicas=1, engines=gpus(8, model="H100"))
+SMALL = deployment("small", namespace="team-b", replicas=1, engines=gpus(1))
+TWO_BIG = deployment("big", replicas=2, engines=gpus(8, model="H100"))
+BAD = replace(
+    BIG, name="bad", engines=(engine(members=[member(requests=[request(count=8, selectors=("device.nope ==",))])]),)
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    deployment: Deployment
+    others: Sequence[Deployment]  # every other deployment the function reads
+    fleet: Sequence[ModelReplica] = ()
+    want: Outline = field(default_factory=Outline)
+    reserved: tuple[tuple[str, int], ...] = ()
+
+
+RESERVE_CASES = [
+    Case(
+        "a small deployment leaves the only H100 node to the larger Hopper-only one",
+        SMALL,
+        [BIG],
+        want=Outline(replicas=("b/0 main@a100",), created=("b/0",), message="Scheduled 1 of 1 replicas."),
+        reserved=(("team-a/big", 1),),
+    ),
+    Case(
+        "read alone (no deployments read), it takes the first cluster by name",
+        SMALL,
+        [],
+        want=Outline(replicas=("a/0 main@h100",), created=("a/0",), message="Scheduled 1 of 1 replicas."),
+    ),
+    Case(
+        "placed already, the larger deployment holds no room",
+        SMALL,
+        [BIG],
+        fleet=[observed(BIG, cluster="a", index=0, pools="h100")],
+        want=Outline(replicas=("b/0 main@a100",), created=("b/0",), message="Scheduled 1 of 1 replicas."),
+    ),
+    Case(
+        "room held for two H100 replicas, where only one fits: the other holds nothing",
+        SMALL,
+        [TWO_BIG],
+        want=Outline(replicas=("b/0 main@a100",), created=("b/0",), message="Scheduled 1 of 1 replicas."),
+        reserved=(("team-a/big", 1),),
+    ),
+    Case(
+        "a larger deployment never waits for a smaller one",
+        BIG,
+        [SMALL],
+        want=Outline(replicas=("a/0 main@h100",), created=("a/0",), message="Scheduled 1 of 1 replicas."),
+    ),
+    Case(
+        "a deployment whose selector cannot compile reserves nothing",
+        SMALL,
+        [BAD],
+        want=Outline(replicas=("a/0 main@h100",), created=("a/0",), message="Scheduled 1 of 1 replicas."),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", RESERVE_CASES, ids=lambda c: c.name)
+def test_room_is_held_for_larger_demand(case: Case) -> None:
+    deployments = [case.deployment, *case.others] if case.others else None
+    result = schedule(case.deployment, FLEET, case.fleet, deployments=deployments)
+    reserved = tuple((r.deployment, r.replicas) for r in result.diagnosis.reserved)
+    assert (outline(result), reserved) == (case.want, case.reserved)
+
+
+def test_unplaced_for_a_reservation_says_for_whom() -> None:
+    one_node = (cluster("a", pools=[pool("h100", nodes=1)]),)
+    result = schedule(SMALL, one_node, [], deployments=[SMALL, BIG])
+    assert (outline(result), [(r.deployment, r.replicas) for r in result.diagnosis.reserved]) == (
+        Outline(
+            message="Scheduled 0 of 1 replicas; 0/1 clusters are available for the rest: "
+            "1 had no pool with enough free nodes."
+        ),
+        [("team-a/big", 1)],
+    )
+
+
+HELD = observed(SMALL, cluster="a", index=0, pools="h100")
+
+
+@dataclass(frozen=True)
+class MoveCase:
+    name: str
+    fleet: Sequence[ModelReplica]
+    deployments: Sequence[Deployment]
+    want_small: Outline
+    want_moves: tuple[str, ...]
+    stale: frozenset[str] = frozenset()
+
+
+MOVE_CASES = [
+    MoveCase(
+        "a Ready replica on the only fit of blocked demand moves where it also fits",
+        [HELD],
+        [SMALL, BIG],
+        Outline(
+            replicas=("b/0 main@a100",),
+            created=("b/0",),
+            removed=("a/0: making room for another deployment",),
+            message="Scheduled 1 of 1 replicas.",
+        ),
+        ("team-b/small#0 moves off a/h100 to make room for team-a/big",),
+    ),
+    MoveCase(
+        "a replica that is not Ready does not move",
+        [observed(SMALL, cluster="a", index=0, pools="h100", ready=False)],
+        [SMALL, BIG],
+        Outline(replicas=("a/0 main@h100",), message="Scheduled 1 of 1 replicas."),
+        (),
+    ),
+    MoveCase(
+        "no room elsewhere: nothing moves",
+        [HELD, observed(deployment("other", replicas=1, engines=gpus(8)), cluster="b", index=0, pools="a100")],
+        [SMALL, BIG, deployment("other", replicas=1, engines=gpus(8))],
+        Outline(replicas=("a/0 main@h100",), message="Scheduled 1 of 1 replicas."),
+        (),
+    ),
+    MoveCase(
+        "the blocked deployment is not read: nothing moves",
+        [HELD],
+        [SMALL],
+        Outline(replicas=("a/0 main@h100",), message="Scheduled 1 of 1 replicas."),
+        (),
+    ),
+    MoveCase(
+        "a rollout under way: the replica stays, and says nothing of moving until it is done",
+        [HELD],
+        [SMALL, BIG],
+        Outline(replicas=("a/0 main@h100",), message="Scheduled 1 of 1 replicas."),
+        (),
+        stale=frozenset({HELD.name}),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", MOVE_CASES, ids=lambda c: c.name)
+def test_moves_make_room(case: MoveCase) -> None:
+    result = schedule(SMALL, FLEET, case.fleet, deployments=case.deployments, stale=case.stale)
+    assert (outline(result), tuple(m.text() for m in result.moves)) == (case.want_small, case.want_moves)
+
+
+def test_every_deployment_agrees_on_the_move() -> None:
+    """The blocked deployment sees the same move, as the one it waits for, whatever the input order."""
+    small = schedule(SMALL, FLEET, [HELD], deployments=[SMALL, BIG])
+    big = schedule(BIG, list(reversed(FLEET)), [HELD], deployments=[BIG, SMALL])
+    assert (small.moves, big.moves) == (
+        (Move(replica=HELD, demand="team-a/big", cluster="a", pools=("h100",)),),
+        (Move(replica=HELD, demand="team-a/big", cluster="a", pools=("h100",)),),
+    )
+    assert outline(big) == Outline(
+        message="Scheduled 0 of 1 replicas; 0/2 clusters are available for the rest: "
+        "1 had no pool matching an engine's devices, 1 had no pool with enough free nodes."
+    )
