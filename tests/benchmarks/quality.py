@@ -1,9 +1,13 @@
 """`make bench`'s placement quality: GPUs the scheduler places in arrival order against exact optima.
 
 For every seeded scenario (scenarios.py: small fleets of 4-7 clusters, medium of 8-12) the real
-`schedule()` places each deployment in turn, in several random arrival orders (never sorted for
-it), each deployment seeing the replicas the ones before it placed, as a control plane's
-reconciles would. optimum.py computes the most GPUs any placement can serve under the same rules
+reconcile (modelplane.rollout's, over the scheduler) runs each deployment in turn, in several
+random arrival orders (never sorted for it), each seeing the replicas the ones before it placed,
+as a control plane's reconciles would; then every deployment keeps reconciling, what it created
+Ready by the next round, until nothing changes (moves settle). Two ways demand arrives:
+`visible`, every ModelDeployment exists and is read by each reconcile (applied together, as
+GitOps does, or a control plane restarting), and `one at a time`, each created only after the
+one before it was placed, so no reconcile can know what comes next. optimum.py computes the most GPUs any placement can serve under the same rules
 (whole nodes) and under device-granular capacity (the hardware's limit). Printed per fleet and in
 summary: placed/optimum (mean over orders and worst order), placed/limit, GPU utilisation of the
 plan, the optimum and the limit, and GPUs stranded on held nodes (idle GPUs of nodes a replica
@@ -47,7 +51,8 @@ class Plan:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Fleet:
     scenario: Scenario
-    plans: tuple[Plan, ...]  # one per arrival order
+    plans: tuple[Plan, ...]  # one per arrival order, every deployment visible
+    one_at_a_time: tuple[Plan, ...]  # the same orders, each deployment created after the one before placed
     largest_first: Plan  # for reference: the same demand sorted by GPUs per replica, largest first
     whole: Optimum
     limit: Optimum
@@ -88,8 +93,13 @@ MAX_ROUNDS = 40  # reconciles of every deployment after the last arrives; conver
 
 
 def _reconcile_all(
-    deployments: Sequence[Deployment], clusters: Sequence[Cluster], fleet: dict[int, list[ModelReplica]],
-    order: Sequence[int], *, matcher: DeviceMatcher, known: Sequence[Deployment],
+    deployments: Sequence[Deployment],
+    clusters: Sequence[Cluster],
+    fleet: dict[int, list[ModelReplica]],
+    order: Sequence[int],
+    *,
+    matcher: DeviceMatcher,
+    known: Sequence[Deployment],
 ) -> bool:
     """One reconcile of each deployment in `order`; whether anything changed. New replicas start not Ready."""
     changed = False
@@ -97,7 +107,12 @@ def _reconcile_all(
         others = [r for j, rs in fleet.items() if j != i for r in rs]
         own = fleet.get(i, [])
         done = reconcile(
-            deployments[i], clusters, [*others, *own], observed=Observed(), now=NOW, matcher=matcher,
+            deployments[i],
+            clusters,
+            [*others, *own],
+            observed=Observed(),
+            now=NOW,
+            matcher=matcher,
             deployments=known,
         )
         before = {r.name: r for r in own}
@@ -149,6 +164,7 @@ def orders(scenario: Scenario, count: int) -> list[list[int]]:
 
 def measure_fleet(scenario: Scenario, *, order_count: int, time_limit: float) -> Fleet:
     plans = tuple(run_plan(scenario, o) for o in orders(scenario, order_count))
+    one_at_a_time = tuple(run_plan(scenario, o, foresee=False) for o in orders(scenario, order_count))
     demand = scenario.demand
     largest = sorted(range(len(demand)), key=lambda i: (-demand[i].gpus_per_replica, i))
     started = time.perf_counter()
@@ -157,6 +173,7 @@ def measure_fleet(scenario: Scenario, *, order_count: int, time_limit: float) ->
     return Fleet(
         scenario=scenario,
         plans=plans,
+        one_at_a_time=one_at_a_time,
         largest_first=run_plan(scenario, largest),
         whole=whole,
         limit=limit,
@@ -204,13 +221,15 @@ def summary(fleets: Sequence[Fleet]) -> dict[str, float]:
         "util_limit": statistics.mean(f.limit.gpus / f.scenario.fleet_gpus for f in fleets),
         "stranded": statistics.mean(p.stranded / f.scenario.fleet_gpus for f in fleets for p in f.plans),
         "placed_replicas": statistics.mean(p.replicas / p.wanted for f in fleets for p in f.plans),
+        "one_at_a_time": statistics.mean(_ratio(p.gpus, f.whole) for f in fleets for p in f.one_at_a_time),
+        "one_at_a_time_worst": min(min(_ratio(p.gpus, f.whole) for p in f.one_at_a_time) for f in fleets),
         "largest_first": statistics.mean(_ratio(f.largest_first.gpus, f.whole) for f in fleets),
     }
 
 
 def print_summary(by_size: dict[str, list[Fleet]]) -> None:
     rows = {size: summary(fleets) for size, fleets in by_size.items() if fleets}
-    print("\nSummary (arrival order; ratios are GPUs placed / optimum):")
+    print("\nSummary (arrival order, every deployment visible unless said; ratios are GPUs placed / optimum):")
     print(f"  {'':<34}" + "".join(f"{f'{s} fleets ({len(by_size[s])})':>22}" for s in rows))
     lines = (
         ("placed / whole-node optimum", lambda r: f"mean {r['mean']:.2f}, worst {r['worst']:.2f}"),
@@ -218,6 +237,8 @@ def print_summary(by_size: dict[str, list[Fleet]]) -> None:
         ("GPU utilisation plan/opt/limit", lambda r: f"{_pct(r['util_plan'])}/{_pct(r['util_opt'])}/{_pct(r['util_limit'])}"),
         ("GPUs stranded on held nodes", lambda r: f"{_pct(r['stranded'])} of the fleet"),
         ("replicas placed / wanted", lambda r: _pct(r["placed_replicas"])),
+        ("created one at a time / optimum",
+         lambda r: f"mean {r['one_at_a_time']:.2f}, worst {r['one_at_a_time_worst']:.2f}"),
         ("largest replica first / optimum", lambda r: f"{r['largest_first']:.2f}"),
     )  # fmt: skip
     for label, cell in lines:

@@ -3,7 +3,8 @@
 Each deployment is rendered through the real function over gRPC, as `render` renders one, in a
 fixed order (namespace, then name). What one composes is what the next one sees: its ModelReplicas
 join the fleet's required resources and become its own observed resources, and its status becomes
-its observed status, as in a control plane. A round renders every deployment once; rounds repeat
+its observed status, as in a control plane; every deployment of the plan is a required resource of
+each, for the demand the others have not placed. A round renders every deployment once; rounds repeat
 until one changes no deployment's replicas or status (at most `max_rounds`; the plan says when it
 did not settle). Existing ModelReplicas in the input are the observed replicas of the deployment
 that owns them (namespace and `modelplane.ai/deployment` label) or, for deployments outside the
@@ -134,6 +135,8 @@ def _untimed(status: Mapping[str, Any]) -> dict[str, Any]:
 
 async def _rounds(inputs: Inputs, compositions: Sequence[Mapping[str, Any]], max_rounds: int) -> _State:
     state = _State.start(inputs)
+    # Every deployment reads the others' demand, as in a control plane where they all exist.
+    deployments = [Doc.from_dict(xr) for xr in inputs.deployments]
     async with serving() as call:
         for _ in range(max_rounds):
             state.rounds += 1
@@ -145,7 +148,7 @@ async def _rounds(inputs: Inputs, compositions: Sequence[Mapping[str, Any]], max
                 docs = await render_with(
                     call,
                     observed_xr,
-                    required=[*inputs.fleet, *state.charged(), *state.required()],
+                    required=[*inputs.fleet, *deployments, *state.charged(), *state.required()],
                     observed=state.own[key],
                     compositions=compositions,
                     recurse=True,
