@@ -100,8 +100,6 @@ def objects(xr_replica: dict[str, Any]) -> dict[str, tuple[dict[str, Any], bool]
 
 OTHER_QUEUE = "Namespace team-a may not use queue team-b-premium on InferenceCluster a"
 OTHER_QUEUE_ON_B = "Namespace team-a may not use queue team-b-premium on InferenceCluster b"
-EU_CLUSTERS = {**MD_REQUIREMENTS["resources"]["clusters"], "match_labels": {"labels": {"region": "eu"}}}
-EU_REQUIREMENTS = {"resources": {**MD_REQUIREMENTS["resources"], "clusters": EU_CLUSTERS}}
 KAI_REASON = "did not let the namespace use its queue or priority class"
 SYSTEM = "spec.template.spec.scheduling.priorityClassName: priority classes named system-* are Kubernetes' own and may not be used"
 KEPT_OBJECTS = objects(mr("a"))
@@ -230,7 +228,7 @@ CASES = [
                     f"match clusterSelector. {OTHER_QUEUE}: {ALLOWED_ON_A}.",
                 )
             ],
-            requirements=EU_REQUIREMENTS,
+            requirements=MD_REQUIREMENTS,
         ),
     ),
     Case(

@@ -27,6 +27,7 @@ from modelplane.model import Cluster, Deployment, ModelReplica
 from modelplane.rollout.reconcile import Reconciled, reconcile
 from modelplane.scheduler import ScheduleResult, schedule
 from modelplane.scheduler.filters import REASON_KAI_NOT_ALLOWED
+from modelplane.scheduler.selectors import selector_matches
 from modelplane.scheduler.unreadable import Unreadable
 
 from modelplane_function.handlers import bounds, failures, limits, notes, requirements
@@ -153,6 +154,11 @@ def gather(req: fnv1.RunFunctionRequest, xr: Mapping[str, Any], own: Mapping[str
             msg = "no InferenceCluster matches the deployment's clusterSelector"
         raise NoClustersError(msg)
     clusters, invalid = requirements.clusters(req)
+    selector = deployment.cluster_selector
+    unmatched = selector is not None and not any(selector_matches(selector, c.labels) for c in clusters)
+    if unmatched and deployment.replicas > 0 and not invalid:
+        msg = "no InferenceCluster matches the deployment's clusterSelector"
+        raise NoClustersError(msg)
     own_by_id: dict[tuple[str, str], dict[str, Any]] = {}
     for obj in own.values():
         meta = _meta(obj)

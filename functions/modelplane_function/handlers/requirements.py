@@ -30,18 +30,6 @@ DEPLOYMENTS = "deployments"
 T = TypeVar("T")
 
 
-def _match_labels(xr: Mapping[str, Any]) -> dict[str, str] | None:
-    """clusterSelector.matchLabels as a server-side filter; matchExpressions are applied by the scheduler."""
-    spec: Any = xr
-    for key in ("spec", "template", "spec"):  # any level may be malformed: parsing reports it later
-        spec = spec.get(key) if isinstance(spec, Mapping) else None  # pyright: ignore[reportUnknownMemberType]
-    selector = spec.get("clusterSelector") if isinstance(spec, Mapping) else None  # pyright: ignore[reportUnknownMemberType]
-    labels = selector.get("matchLabels") if isinstance(selector, Mapping) else None
-    if not isinstance(labels, Mapping) or not labels:
-        return None
-    return {str(k): str(v) for k, v in sorted(labels.items())}  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
-
-
 def _namespace(xr: Mapping[str, Any]) -> str:
     meta = xr.get("metadata")
     return str(meta.get("namespace") or "") if isinstance(meta, Mapping) else ""  # pyright: ignore[reportUnknownMemberType]
@@ -54,7 +42,9 @@ def declared(xr: Mapping[str, Any]) -> tuple[str, ...]:
 
 def declare(rsp: fnv1.RunFunctionResponse, xr: Mapping[str, Any]) -> tuple[str, ...]:
     """Declare the requirements; return their names."""
-    response.require_resources(rsp, CLUSTERS, names.API_VERSION, names.KIND_CLUSTER, match_labels=_match_labels(xr))
+    # Every cluster, not only those the clusterSelector's matchLabels pick: other deployments' demand,
+    # which this one reserves room for and moves for, may use the rest (the scheduler applies the selector).
+    response.require_resources(rsp, CLUSTERS, names.API_VERSION, names.KIND_CLUSTER)
     # Every replica of every deployment: the ledger charges other deployments' replicas too.
     response.require_resources(rsp, REPLICAS, names.API_VERSION, names.KIND_REPLICA)
     # Every deployment, for the demand it has not placed (scheduler/reserve.py, displace.py). Not in

@@ -14,10 +14,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from modelplane.model import Cluster, Deployment, Device, ModelReplica, NodePool
+from modelplane.model import Cluster, Deployment, Device, LabelSelector, ModelReplica, NodePool
 from modelplane.scheduler.capacity import dra_devices_per_node, shares_devices
 from modelplane.scheduler.filters import REASON_SELECTOR_MISMATCH
 from modelplane.scheduler.result import ClusterScore, Code, RemovedReplica, ScheduleResult, Status
+from modelplane.scheduler.selectors import selector_mismatch
 
 
 class Origin(StrEnum):
@@ -152,10 +153,10 @@ def devices(pool: NodePool) -> str:
 
 def excluded_status(cluster: Cluster, deployment: Deployment) -> Status:
     """The verdict for a cluster the function never saw: the clusterSelector's labels filtered it out."""
-    labels = ",".join(f"{k}={v}" for k, v in sorted(cluster.labels.items())) or "none"
-    want: Mapping[str, str] = deployment.cluster_selector.match_labels if deployment.cluster_selector else {}
-    wanted = ",".join(f"{k}={v}" for k, v in sorted(want.items()))
-    return Status(code=Code.UNRESOLVABLE, reason=REASON_SELECTOR_MISMATCH, detail=f"labels {labels}; wants {wanted}")
+    selector = deployment.cluster_selector or LabelSelector()
+    return Status(
+        code=Code.UNRESOLVABLE, reason=REASON_SELECTOR_MISMATCH, detail=selector_mismatch(selector, cluster.labels)
+    )
 
 
 def _chips(replica: ModelReplica, origin: Origin, current: str | None) -> dict[str, Chip]:

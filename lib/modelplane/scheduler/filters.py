@@ -23,7 +23,13 @@ from modelplane.scheduler.fit import assign, shortfall
 from modelplane.scheduler.ledger import Ledger
 from modelplane.scheduler.packing import Packing, Penalty
 from modelplane.scheduler.result import FIT, NODE_CAPACITY, Code, Status
-from modelplane.scheduler.selectors import admits_namespace, format_taint, selector_matches, untolerated_taints
+from modelplane.scheduler.selectors import (
+    admits_namespace,
+    format_taint,
+    selector_matches,
+    selector_mismatch,
+    untolerated_taints,
+)
 
 REASON_NOT_READY = "had Ready=False"  # reads right for 1 and for many
 REASON_NAMESPACE_NOT_ADMITTED = "did not admit the namespace"
@@ -143,7 +149,7 @@ def _cluster_selector(ctx: Context, cluster: Cluster) -> Status:
     return Status(
         code=Code.UNRESOLVABLE,
         reason=REASON_SELECTOR_MISMATCH,
-        detail="cluster labels do not satisfy clusterSelector",
+        detail=selector_mismatch(selector, cluster.labels),
     )
 
 

@@ -27,6 +27,13 @@ class Ledger:
         self._pools: dict[str, dict[str, PoolCapacity]] = {c.name: capacities(c.pools) for c in clusters}
         self._version: dict[str, int] = dict.fromkeys(self._pools, 0)
 
+    def copy(self) -> Ledger:
+        """An independent ledger in the same state, to try placements on."""
+        other = Ledger(())
+        other._pools = {c: {p: cap.copy() for p, cap in pools.items()} for c, pools in self._pools.items()}
+        other._version = dict(self._version)
+        return other
+
     def free(self, cluster: str) -> Mapping[str, int]:
         """Free whole nodes per pool of `cluster` (empty for an unknown cluster)."""
         return MappingProxyType({name: cap.free_nodes() for name, cap in self._pools.get(cluster, {}).items()})

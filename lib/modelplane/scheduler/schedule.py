@@ -19,7 +19,7 @@ from modelplane import names
 from modelplane.devices import DeviceMatcher
 from modelplane.model import Cluster, Deployment, ModelReplica
 from modelplane.scheduler.arbitrate import left_over, yield_reason
-from modelplane.scheduler.bind import bind
+from modelplane.scheduler.bind import BindOutcome, bind
 from modelplane.scheduler.capacity import PoolCapacity, take_all
 from modelplane.scheduler.displace import find_moves
 from modelplane.scheduler.engines import EngineOptions, cost_by_pool
@@ -28,7 +28,7 @@ from modelplane.scheduler.ledger import Ledger
 from modelplane.scheduler.packing import Packing
 from modelplane.scheduler.replicas import build_replica
 from modelplane.scheduler.reserve import reserve
-from modelplane.scheduler.result import Diagnosis, RemovedReplica, ScheduleResult
+from modelplane.scheduler.result import Diagnosis, RemovedReplica, Reservation, ScheduleResult
 from modelplane.scheduler.retain import (
     REASON_CLUSTER_DELETED,
     REASON_DUPLICATE,
@@ -115,9 +115,9 @@ def schedule(
             kept.append(Kept(observed=r, cluster=cluster, options=verdict))
     check_placeable(deployment, fleet, lost_pool, engines, matcher)
     moves = find_moves(fleet, observed, deployments, matcher=matcher) if deployments else ()
-    making_room = (
-        {k.observed.name for k in kept} & {m.replica.name for m in moves} if not stale and not removed else set()
-    )
+    # One change at a time: not while a rollout is under way or a replica already has to leave.
+    acting = not stale and not removed
+    making_room = {k.observed.name for k in kept if acting and any(m.replica.name == k.observed.name for m in moves)}
     removed.extend(_removed(k.observed, REASON_MAKING_ROOM) for k in kept if k.observed.name in making_room)
     kept = [k for k in kept if k.observed.name not in making_room]
     me = f"{deployment.namespace}/{deployment.name}"
@@ -155,26 +155,24 @@ def schedule(
     for r in observed:
         if r.name in own_names or (r.namespace == deployment.namespace and r.deployment == deployment.name):
             taken.setdefault(r.cluster, set()).add(r.index)
+
+    def place(on: Ledger) -> BindOutcome:
+        ctx = Context(deployment, engines, on, unreadable_replicas=unreadable.replicas_on, packing=Packing(engines))
+        return bind(
+            ctx,
+            FilterRunner(ctx),
+            clusters=fleet,
+            count=count,
+            taken={name: frozenset(indexes) for name, indexes in taken.items()},
+            replicas_on=Counter(r.cluster for r in retained),
+        )
+
     reserved = (
-        reserve(ledger, fleet, observed, deployments, deployment=deployment, matcher=matcher)
-        if deployments and count > 0
+        _reservations(deployment, fleet, observed, deployments, ledger=ledger, place=place, matcher=matcher)
+        if count > 0
         else ()
     )
-    ctx = Context(
-        deployment,
-        engines,
-        ledger,
-        unreadable_replicas=unreadable.replicas_on,
-        packing=Packing(engines),
-    )
-    outcome = bind(
-        ctx,
-        FilterRunner(ctx),
-        clusters=fleet,
-        count=count,
-        taken={name: frozenset(indexes) for name, indexes in taken.items()},
-        replicas_on=Counter(r.cluster for r in retained),
-    )
+    outcome = place(ledger)
     created = [
         build_replica(
             deployment=deployment,
@@ -210,6 +208,37 @@ NewCount = Callable[[frozenset[str], Sequence[RemovedReplica]], int]
 # Reasons a replica leaves without holding anything: its cluster is gone, it duplicates another, or
 # its cluster refuses its namespace (the ModelReplica handler then renders nothing there).
 GONE_REASONS = frozenset({REASON_CLUSTER_DELETED, REASON_DUPLICATE, REASON_NAMESPACE_NOT_ADMITTED})
+
+
+def _reservations(
+    deployment: Deployment,
+    fleet: Sequence[Cluster],
+    observed: Sequence[ModelReplica],
+    deployments: Sequence[Deployment] | None,
+    *,
+    ledger: Ledger,
+    place: Callable[[Ledger], BindOutcome],
+    matcher: DeviceMatcher,
+) -> tuple[Reservation, ...]:
+    """Charge room for larger deployments' missing replicas (reserve.py), where placing freely would take it.
+
+    Larger demand reserves only what this deployment's own placements would cost it: when they
+    leave every larger deployment as many replicas as it can place without them, nothing is held.
+    """
+    if not deployments:
+        return ()
+
+    def held(on: Ledger) -> tuple[Reservation, ...]:
+        return reserve(on, fleet, observed, deployments, deployment=deployment, matcher=matcher)
+
+    wanted = held(ledger.copy())
+    if not wanted:
+        return ()
+    trial = ledger.copy()
+    place(trial)
+    if held(trial) == wanted:
+        return ()
+    return held(ledger)
 
 
 def split_own(

@@ -39,6 +39,19 @@ def selector_matches(selector: LabelSelector, labels: Mapping[str, str]) -> bool
     return all(_requirement_holds(req, labels) for req in selector.match_expressions)
 
 
+def selector_mismatch(selector: LabelSelector, labels: Mapping[str, str]) -> str:
+    """What a cluster's labels are and what the selector wants, kubectl-style: `labels a=b; wants c=d,e in (f)`."""
+    have = ",".join(f"{k}={v}" for k, v in sorted(labels.items())) or "none"
+    wants = [f"{k}={v}" for k, v in sorted(selector.match_labels.items())]
+    for r in selector.match_expressions:
+        op = r.operator
+        if op in ("In", "NotIn"):
+            wants.append(f"{r.key} {'in' if op == 'In' else 'notin'} ({','.join(r.values)})")
+        else:
+            wants.append(r.key if op == "Exists" else f"!{r.key}")
+    return f"labels {have}; wants {','.join(wants) or 'nothing'}"
+
+
 def tolerates(toleration: Toleration, taint: Taint) -> bool:
     """kube's ToleratesTaint."""
     if toleration.effect is not None and toleration.effect != taint.effect:
