@@ -119,6 +119,11 @@ def _observed(replica: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _revision(replica: Mapping[str, Any]) -> str:
+    labels = (replica.get("metadata") or {}).get("labels") or {}
+    return str(labels.get(names.LABEL_REVISION, ""))
+
+
 def _untimed(status: Mapping[str, Any]) -> dict[str, Any]:
     """A rendered status to feed back, without its conditions' transition times: a render stamps a fixed
     placeholder there, and a rollout's progress deadline must not run from it."""
@@ -170,7 +175,7 @@ class _State:
         self.requests: dict[_Key, bytes] = {}
         self.rounds = 0
         self.converged = False
-        self.initial = frozenset(name_of(r) for rs in own.values() for r in rs)
+        self.initial = {name_of(r): _revision(r) for rs in own.values() for r in rs}
 
     @staticmethod
     def start(inputs: Inputs) -> _State:
@@ -184,6 +189,19 @@ class _State:
             else:
                 charged.append(doc)
         return _State(keys, own, charged)
+
+    def created(self) -> frozenset[str]:
+        """The plan's deployments' replicas it placed, not given as input."""
+        return frozenset(name_of(r) for rs in self.own.values() for r in rs if name_of(r) not in self.initial)
+
+    def updated(self) -> frozenset[str]:
+        """Input replicas the plan moved to another revision where they run."""
+        return frozenset(
+            name_of(r)
+            for rs in self.own.values()
+            for r in rs
+            if name_of(r) in self.initial and _revision(r) != self.initial[name_of(r)]
+        )
 
     def charged(self) -> list[Doc]:
         return self._charged
@@ -297,9 +315,10 @@ def plan(paths: Sequence[Path], *, apis: Path | None = None, max_rounds: int = M
             clusters,
             replicas,
             outcomes,
-            created=frozenset(name_of(r) for rs in state.own.values() for r in rs) - state.initial,
+            created=state.created(),
             rounds=state.rounds,
             converged=state.converged,
+            updated=state.updated(),
         )
     documents = tuple(tuple(state.documents[_key(xr)]) for xr in inputs.deployments)
     found = [

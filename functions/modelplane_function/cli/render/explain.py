@@ -115,6 +115,8 @@ def fleet_view(req: fnv1.RunFunctionRequest, fleet_clusters: Sequence[Cluster] =
         _as_result(result),
         excluded=excluded,
         rollout=rollout_of(result, inputs.deployment.replicas),
+        updated=result.updated,
+        leaving=frozenset(w.name for w in result.waiting),
     )
 
 
@@ -177,7 +179,14 @@ def explain(req: fnv1.RunFunctionRequest, out: TextIO, replicas: Sequence[Mappin
     if inputs is None or isinstance(result, str):
         out.write(f"ModelDeployment {title}: {result}\n")
         return
-    view = fleet.build(inputs.deployment, inputs.clusters, inputs.replicas, _as_result(result))
+    view = fleet.build(
+        inputs.deployment,
+        inputs.clusters,
+        inputs.replicas,
+        _as_result(result),
+        updated=result.updated,
+        leaving=frozenset(w.name for w in result.waiting),
+    )
     table = ["Fleet after this placement (nodes per pool):", *fleet.pool_table(view)]
     body = [*lines(result), *(rendering(replicas) if result.replicas else []), *table]
     out.write(f"ModelDeployment {title}\n" + "\n".join(body) + "\n")
