@@ -14,10 +14,12 @@ FILES = [EXAMPLE / f for f in ("xr.yaml", "required-resources.yaml", "observed-r
 
 # One reconcile into the example's change: 3 of 4 replicas at the new revision, one of them not yet Ready.
 PREVIEW = """\
-Rollout of team-chat/qwen3-8b to revision 1924947e5f (maxSurge 1, maxUnavailable 1), each change Ready by the next round:
-  ROUND  NEW  UPDATED IN PLACE               REMOVED                        AVAILABLE  TOTAL  AT REVISION
-  1      0    qwen3-8b-eu-west-1-0-557e88be  -                              2 of 3     4      3
-  2      0    -                              qwen3-8b-us-east-1-0-697fc206  3 of 3     3      3
+Rollout of team-chat/qwen3-8b to revision 1924947e5f (maxSurge 1, maxUnavailable 1), one reconcile a round:
+  Assumes each round's replicas become Ready before the next, except on clusters that are not Ready,
+  and the rest of the fleet stays as observed; new replicas go only where the scheduler finds room.
+  ROUND  NEW  UPDATED IN PLACE               REMOVED                                                   AVAILABLE  TOTAL  AT REVISION
+  1      -    qwen3-8b-eu-west-1-0-557e88be  -                                                         2 of 3     4      3
+  2      -    -                              qwen3-8b-us-east-1-0-697fc206 (replaced by new revision)  3 of 3     3      3
   Complete after 2 rounds; at least 2 of 3 replicas available in every round.
 """
 

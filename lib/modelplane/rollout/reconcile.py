@@ -24,6 +24,9 @@ from modelplane.scheduler.retain import REASON_SCALED_DOWN
 from modelplane.scheduler.schedule import GONE_REASONS, split_own
 from modelplane.scheduler.unreadable import Unreadable
 
+# An old replica above spec.replicas while new-revision replicas surge in: a successor stands in for it.
+REASON_REPLACED = "replaced by new revision"
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Reconciled:
@@ -108,6 +111,9 @@ def reconcile(
     placed = min(deployment.replicas, max(placed, result.diagnosis.placed))  # surge is not over-placement
     result = replace(result, diagnosis=replace(result.diagnosis, placed=placed))
     desired, as_observed = _desired(result, own, current, decided, rev)
+    leaving = _replaced(
+        result.removed, own, current, stand_ins=min(budget.surge, sum(r.revision == rev for r in desired))
+    )
     counts = Counts(
         updated=sum(r.revision == rev for r in desired),
         available=sum(r.ready and r.name not in decided.update for r in desired),
@@ -121,8 +127,8 @@ def reconcile(
         replicas=desired,
         as_observed=as_observed,
         updated=decided.update,
-        removed=tuple(x for x in result.removed if x.name in decided.remove or x.name not in own),
-        waiting=tuple(x for x in result.removed if x.name in own and x.name not in decided.remove),
+        removed=tuple(x for x in leaving if x.name in decided.remove or x.name not in own),
+        waiting=tuple(x for x in leaving if x.name in own and x.name not in decided.remove),
         progress=progress(
             revision=rev,
             desired=deployment.replicas,
@@ -134,6 +140,23 @@ def reconcile(
         ),
         counts=counts,
     )
+
+
+def _replaced(
+    removed: Sequence[RemovedReplica], own: dict[str, ModelReplica], current: set[str], *, stand_ins: int
+) -> tuple[RemovedReplica, ...]:
+    """The removals, with old replicas a new-revision one stands in for said to be replaced, not scaled down.
+
+    A surge holds at most maxSurge replicas above spec.replicas, each at the new revision: further
+    surplus (spec.replicas lowered) is scaled down. The first the scheduler lists are the replaced.
+    """
+    out: list[RemovedReplica] = []
+    for x in removed:
+        if x.reason == REASON_SCALED_DOWN and x.name in own and x.name not in current and stand_ins > 0:
+            x = replace(x, reason=REASON_REPLACED)  # noqa: PLW2901 - the same removal, said truly
+            stand_ins -= 1
+        out.append(x)
+    return tuple(out)
 
 
 def _desired(
