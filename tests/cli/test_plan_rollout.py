@@ -12,13 +12,14 @@ from modelplane_function.cli.plan import plan
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rolling-update"
 FILES = [EXAMPLE / f for f in ("xr.yaml", "required-resources.yaml", "observed-resources.yaml")]
 
-# One reconcile into the example's change: 3 of 4 replicas at the new revision, one of them not yet Ready.
+# Two reconciles into the example's change: 2 of 3 replicas at the new revision and Ready, one old.
+# The preview counts the surge as a new replica (it does not model renames beside old objects).
 PREVIEW = """\
 Rollout of team-chat/qwen3-8b to revision 1924947e5f (maxSurge 1, maxUnavailable 1), each change Ready by the next round:
-  ROUND  NEW  UPDATED IN PLACE               REMOVED                        AVAILABLE  TOTAL  AT REVISION
-  1      0    qwen3-8b-eu-west-1-0-557e88be  -                              2 of 3     4      3
-  2      0    -                              qwen3-8b-us-east-1-0-697fc206  3 of 3     3      3
-  Complete after 2 rounds; at least 2 of 3 replicas available in every round.
+  ROUND  NEW  UPDATED IN PLACE  REMOVED                        AVAILABLE  TOTAL  AT REVISION
+  1      1    -                 -                              3 of 3     4      3
+  2      0    -                 qwen3-8b-us-east-1-0-697fc206  3 of 3     3      3
+  Complete after 2 rounds; at least 3 of 3 replicas available in every round.
 """
 
 

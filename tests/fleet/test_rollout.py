@@ -127,26 +127,28 @@ def test_rolling_update_example_view() -> None:
     view = _example()
     assert view.rollout is not None
     rev = view.rollout.revision
-    chips = tuple((c.replica, c.revision == rev, c.outdated) for cl in view.clusters for p in cl.pools for c in p.chips)
+    chips = tuple(
+        (c.replica, c.revision == rev, c.outdated, c.nodes) for cl in view.clusters for p in cl.pools for c in p.chips
+    )
     assert (chips, replace(view.rollout, revision="", message="")) == (
         (
-            ("team-chat/qwen3-8b eu-west-1#0", True, False),  # updated in place by this reconcile
-            ("team-chat/qwen3-8b eu-west-1#1", True, False),
-            ("team-chat/qwen3-8b us-east-1#0", False, True),  # leaving once the others are Ready
-            ("team-chat/qwen3-8b us-east-1#1", True, False),  # the surge replica
+            ("team-chat/qwen3-8b eu-west-1#0", True, False, 1),  # its rename done: the old objects go
+            ("team-chat/qwen3-8b eu-west-1#1", True, False, 1),
+            ("team-chat/qwen3-8b us-east-1#0", True, False, 2),  # renamed beside its old objects: charged both
         ),
         Rollout(
             revision="",
             desired=3,
             updated=3,
-            available=2,
-            total=4,
+            available=3,
+            total=3,
             status="True",
             reason="RollingOut",
             message="",
+            renaming=1,
         ),
     )
-    assert view.rollout.message == f"Rolling out revision {rev}: 3 updated, 2 available, 4 in all for 3 replicas."
+    assert view.rollout.message == f"Rolling out revision {rev}: 3 updated, 3 available, 3 in all for 3 replicas."
 
 
 def test_rolling_update_example_page() -> None:
@@ -154,18 +156,18 @@ def test_rolling_update_example_page() -> None:
     assert view.rollout is not None
     html = page(view)
     outdated = re.findall(r'<li class="chip [a-z]+ outdated"[^>]*>([^<]*)</li>', html)
-    assert outdated == ["team-chat/qwen3-8b us-east-1#0 main (retained, 1 node) rev 8122457d01 (old)"]
-    assert f"Rollout to revision {view.rollout.revision}: 3 of 3 updated, 2 available, 4 in all." in html
+    assert outdated == []
+    assert f"Rollout to revision {view.rollout.revision}: 3 of 3 updated, 3 available, 3 in all." in html
 
 
-def test_text_states_a_rollout_under_way_and_marks_old_replicas() -> None:
+def test_text_states_a_rename_under_way() -> None:
     view = _example()
     assert view.rollout is not None
     lines = text(view).splitlines()
-    assert (lines[1], [line.split("  ")[-1].strip() for line in lines if "old rev" in line]) == (
-        f"Rollout to revision {view.rollout.revision}: 3 of 3 updated, 2 available, 4 in all. "
+    assert (lines[1], [line for line in lines if "old rev" in line]) == (
+        f"Rollout to revision {view.rollout.revision}: 3 of 3 updated, 3 available, 3 in all. "
         "Progressing True: RollingOut.",
-        ["team-chat/qwen3-8b#0 main (retained, 1 node) old rev 8122457d01"],
+        [],
     )
 
 
