@@ -12,14 +12,15 @@ from modelplane_function.cli.plan import plan
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rolling-update"
 FILES = [EXAMPLE / f for f in ("xr.yaml", "required-resources.yaml", "observed-resources.yaml")]
 
-# Two reconciles into the example's change: 2 of 3 replicas at the new revision and Ready, one old.
-# The preview counts the surge as a new replica (it does not model renames beside old objects).
+# Two reconciles into the example's change: 2 of 3 replicas at the new revision and Ready, one old
+# whose pool has room to run its renamed LLMInferenceService beside the old one.
 PREVIEW = """\
-Rollout of team-chat/qwen3-8b to revision 1924947e5f (maxSurge 1, maxUnavailable 1), each change Ready by the next round:
-  ROUND  NEW  UPDATED IN PLACE  REMOVED                        AVAILABLE  TOTAL  AT REVISION
-  1      1    -                 -                              3 of 3     4      3
-  2      0    -                 qwen3-8b-us-east-1-0-697fc206  3 of 3     3      3
-  Complete after 2 rounds; at least 3 of 3 replicas available in every round.
+Rollout of team-chat/qwen3-8b to revision 1924947e5f (maxSurge 1, maxUnavailable 1), one reconcile a round:
+  Assumes each round's replicas become Ready before the next, except on clusters that are not Ready,
+  and the rest of the fleet stays as observed; new replicas go only where the scheduler finds room.
+  ROUND  NEW  UPDATED IN PLACE               REMOVED  AVAILABLE  TOTAL  AT REVISION
+  1      -    qwen3-8b-us-east-1-0-697fc206  -        3 of 3     3      3
+  Complete after 1 round; at least 3 of 3 replicas available in every round.
 """
 
 

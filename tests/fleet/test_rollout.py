@@ -8,7 +8,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from modelplane.fleet import FleetView, Rollout, build, page, text
+from modelplane.fleet import DeploymentOutcome, FleetView, Origin, Rollout, build, build_plan, page, plan_page, text
 from modelplane.model import ModelReplica
 from modelplane_function.cli.main import fleet_for
 
@@ -104,6 +104,27 @@ def test_page_marks_old_chips_and_states_the_progress() -> None:
     assert "old</span>on an older revision, replaced as the rollout proceeds</li>" in html
 
 
+ORIGINS = [
+    pytest.param(frozenset(), frozenset(), (Origin.RETAINED, Origin.RETAINED), id="nothing done to either"),
+    pytest.param(frozenset({OURS_0.name}), frozenset(), (Origin.UPDATED, Origin.RETAINED), id="one updated in place"),
+    pytest.param(frozenset(), frozenset({OURS_1.name}), (Origin.RETAINED, Origin.LEAVING), id="one leaving"),
+    pytest.param(
+        frozenset({OURS_0.name}), frozenset({OURS_1.name}), (Origin.UPDATED, Origin.LEAVING), id="one of each"
+    ),
+]
+
+
+@pytest.mark.parametrize(("updated", "leaving", "want"), ORIGINS)
+def test_chips_say_what_the_reconcile_does_as_explain_does(
+    updated: frozenset[str], leaving: frozenset[str], want: tuple[Origin, ...]
+) -> None:
+    ours = (_at(OURS_0, "new"), _at(OURS_1, "old"))
+    view = build(
+        DEP, [cluster("a")], [], result(desired=2, replicas=ours), rollout=ROLLING, updated=updated, leaving=leaving
+    )
+    assert tuple(c.origin for cl in view.clusters for p in cl.pools for c in p.chips) == want
+
+
 def test_page_without_a_rollout_has_no_rollout_line_nor_legend_entry() -> None:
     html = page(_view(CASES[2]))
     assert ('class="rollout' in html, "on an older revision" in html) == (False, False)
@@ -128,13 +149,16 @@ def test_rolling_update_example_view() -> None:
     assert view.rollout is not None
     rev = view.rollout.revision
     chips = tuple(
-        (c.replica, c.revision == rev, c.outdated, c.nodes) for cl in view.clusters for p in cl.pools for c in p.chips
+        (c.replica, c.origin, c.revision == rev, c.outdated, c.nodes)
+        for cl in view.clusters
+        for p in cl.pools
+        for c in p.chips
     )
     assert (chips, replace(view.rollout, revision="", message="")) == (
         (
-            ("team-chat/qwen3-8b eu-west-1#0", True, False, 1),  # its rename done: the old objects go
-            ("team-chat/qwen3-8b eu-west-1#1", True, False, 1),
-            ("team-chat/qwen3-8b us-east-1#0", True, False, 2),  # renamed beside its old objects: charged both
+            ("team-chat/qwen3-8b eu-west-1#0", Origin.RETAINED, True, False, 1),  # its rename done: old objects go
+            ("team-chat/qwen3-8b eu-west-1#1", Origin.RETAINED, True, False, 1),
+            ("team-chat/qwen3-8b us-east-1#0", Origin.UPDATED, True, False, 2),  # renamed beside its old objects
         ),
         Rollout(
             revision="",
@@ -155,8 +179,12 @@ def test_rolling_update_example_page() -> None:
     view = _example()
     assert view.rollout is not None
     html = page(view)
-    outdated = re.findall(r'<li class="chip [a-z]+ outdated"[^>]*>([^<]*)</li>', html)
-    assert outdated == []
+    chips = re.findall(r'<li class="(chip [^"]*)"[^>]*>([^<]*)</li>', html)
+    assert chips == [
+        ("chip retained", "team-chat/qwen3-8b eu-west-1#0 main (retained, 1 node) rev 1924947e5f"),
+        ("chip retained", "team-chat/qwen3-8b eu-west-1#1 main (retained, 1 node) rev 1924947e5f"),
+        ("chip updated", "team-chat/qwen3-8b us-east-1#0 main (updated, 2 nodes) rev 1924947e5f"),
+    ]
     assert f"Rollout to revision {view.rollout.revision}: 3 of 3 updated, 3 available, 3 in all." in html
 
 
@@ -192,3 +220,44 @@ def test_text_states_a_halted_rollout_even_with_no_old_replica_left() -> None:
     assert text(view).splitlines()[1] == (
         "Rollout to revision new: 2 of 2 updated, 1 available, 2 in all. Progressing False: ProgressDeadlineExceeded."
     )
+
+
+PLAN_CASES = [
+    pytest.param(
+        ROLLING,
+        frozenset({OURS_1.name}),
+        [
+            ("chip retained outdated", "team-a/llm a#0 main (retained, 1 node) rev old (old)"),
+            ("chip updated", "team-a/llm a#1 main (updated, 1 node) rev new"),
+            ("chip other", "team-b/chat a#0 main (1 node) rev old"),
+        ],
+        True,
+        id="mid-rollout: old and new revisions, the replica the plan updated in place",
+    ),
+    pytest.param(
+        None,
+        frozenset(),
+        [
+            ("chip retained", "team-a/llm a#0 main (retained, 1 node) rev old"),
+            ("chip retained", "team-a/llm a#1 main (retained, 1 node) rev new"),
+            ("chip other", "team-b/chat a#0 main (1 node) rev old"),
+        ],
+        False,
+        id="no rollout computed: revisions shown, none old, no rollout legend",
+    ),
+]
+
+
+@pytest.mark.parametrize(("rollout", "updated", "want", "legend"), PLAN_CASES)
+def test_plan_page_shows_old_and_new_revisions(
+    rollout: Rollout | None, updated: frozenset[str], want: list[tuple[str, str]], legend: bool
+) -> None:
+    ours = (_at(OURS_0, "old"), _at(OURS_1, "new"))
+    view = build(DEP, [cluster("a")], [THEIRS], result(desired=2, replicas=ours), rollout=rollout)
+    outcome = DeploymentOutcome(view=view, reason="Scheduled", message="Scheduled 2 of 2 replicas.")
+    plan = build_plan(
+        [cluster("a")], [*ours, THEIRS], [outcome], created=frozenset(), rounds=1, converged=True, updated=updated
+    )
+    html = plan_page(plan)
+    chips = re.findall(r'<li class="(chip [^"]*)"[^>]*>([^<]*)</li>', html)
+    assert (chips, "on an older revision, replaced as the rollout proceeds" in html) == (want, legend)

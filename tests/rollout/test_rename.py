@@ -129,3 +129,12 @@ def test_a_replica_renamed_beside_its_old_objects_is_charged_both() -> None:
     ledger = Ledger([cluster("a", pools=[pool("pool", nodes=2)])])
     ledger.charge_replica(renaming)
     assert (dict(renaming.node_cost_by_pool()), dict(ledger.free("a"))) == ({"pool": 2}, {"pool": 0})
+
+
+def test_a_rename_done_frees_the_old_objects_room_in_the_same_reconcile() -> None:
+    # Two nodes: the replica's new objects on one, the old ones (let go) on the other, now free again.
+    dep = replace(NEW, replicas=2)
+    clusters = [cluster("a", pools=[pool("pool", nodes=2)])]
+    done = replica(rev=NEW_REV, renaming=True)
+    rolled = reconcile(dep, clusters, [done], observed=Observed(), now=NOW)
+    assert ([(r.index, r.replacing) for r in rolled.replicas], len(rolled.schedule.created)) == ([(0, ()), (1, ())], 1)

@@ -17,7 +17,7 @@ from crossplane.function import logging
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import names
 from modelplane.fleet import FleetView, page, plan_page, plan_text, text
-from modelplane.fleet.plan import rollout_text
+from modelplane.fleet.preview import preview_text
 
 from modelplane_function.cli.plan import MAX_ROUNDS
 from modelplane_function.cli.plan import plan as plan_fleet
@@ -233,7 +233,11 @@ render, -o is short for --observed-resources here.
 @main.command(help=_RENDER_HELP, epilog=_EXIT_HELP)
 @_inputs(observed_short=True)
 @click.option("--no-recurse", is_flag=True, help="Do not render the composed ModelReplicas.")
-@click.option("--explain", is_flag=True, help="Print the placement, rendering and the diagnosis to stderr.")
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="Print the placement, rendering and the diagnosis to stderr, then any rollout under way round by round.",
+)
 @_DEBUG
 @_ALLOW_PARTIAL
 def render(
@@ -386,7 +390,8 @@ def plan(
     InferenceClusters and, optionally, existing ModelReplicas and Namespaces. Every deployment is
     reconciled through the real function, in order of namespace then name, each seeing the replicas
     the previous ones composed; rounds repeat until a round changes nothing. Prints every
-    deployment's placement, why any replica is unplaced, and the fleet's pools.
+    deployment's placement, why any replica is unplaced, and the fleet's pools; the text ends with
+    each rollout under way (replicas given on an older revision), round by round.
     """
     try:
         result = plan_fleet(list(paths), apis=apis, max_rounds=max_rounds, debug=debug)
@@ -398,7 +403,7 @@ def plan(
         rendered = plan_page(result.view) if output == "html" else plan_text(result.view)
     if output == "text" and result.rollouts:
         # the fleet plan shows where replicas end up; the preview, how the rollout gets there
-        rendered += "".join("\n".join(rollout_text(p)) + "\n" for p in result.rollouts)
+        rendered += "".join("\n".join(preview_text(p)) + "\n" for p in result.rollouts)
     _write(rendered, out)
     settled = result.view.converged
     if not settled:

@@ -23,10 +23,8 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api, names
 from modelplane.errors import SpecError
 from modelplane.fleet import DeploymentOutcome, FleetView, PlanView, build_plan
-from modelplane.fleet.plan import RolloutPreview
+from modelplane.fleet.preview import RolloutPreview
 from modelplane.model import Cluster, ModelReplica
-from modelplane.rollout import resolve_budget, revision
-from modelplane.rollout.step import Member, preview
 
 from modelplane_function.cli.render import load, yamlio
 from modelplane_function.cli.render.cause import with_causes
@@ -34,7 +32,7 @@ from modelplane_function.cli.render.contained import contained
 from modelplane_function.cli.render.defaults import namespace_notes
 from modelplane_function.cli.render.driver import configure_logging, render_with, serving
 from modelplane_function.cli.render.errors import RenderFailure
-from modelplane_function.cli.render.explain import blocked_by, clusters_of, fleet_view
+from modelplane_function.cli.render.explain import blocked_by, clusters_of, fleet_view, rollout_preview
 from modelplane_function.cli.render.verdict import Finding, failures
 from modelplane_function.cli.render.wire import Doc
 from modelplane_function.cli.render.xr import ANNOTATION_RESOURCE_NAME, name_of, namespace_of
@@ -99,7 +97,8 @@ class Plan:
     view: PlanView
     failures: tuple[Finding, ...]  # every object left out, then every failure condition, of the final round
     notes: tuple[str, ...] = ()  # what was assumed for the input (a missing namespace)
-    rollouts: tuple[RolloutPreview, ...] = ()  # deployments whose input replicas run an older revision
+    # deployments whose input replicas run an older revision, previewed from their first request
+    rollouts: tuple[RolloutPreview, ...] = ()
 
     @property
     def stream(self) -> list[dict[str, Any]]:
@@ -117,6 +116,11 @@ def _observed(replica: Mapping[str, Any]) -> dict[str, Any]:
     meta["annotations"] = annotations
     out["metadata"] = meta
     return out
+
+
+def _revision(replica: Mapping[str, Any]) -> str:
+    labels = (replica.get("metadata") or {}).get("labels") or {}
+    return str(labels.get(names.LABEL_REVISION, ""))
 
 
 def _untimed(status: Mapping[str, Any]) -> dict[str, Any]:
@@ -168,9 +172,10 @@ class _State:
         self.status: dict[_Key, Any] = {}
         self.documents: dict[_Key, list[dict[str, Any]]] = {}
         self.requests: dict[_Key, bytes] = {}
+        self.first: dict[_Key, bytes] = {}  # each deployment's first request: the fleet as given
         self.rounds = 0
         self.converged = False
-        self.initial = frozenset(name_of(r) for rs in own.values() for r in rs)
+        self.initial = {name_of(r): _revision(r) for rs in own.values() for r in rs}
 
     @staticmethod
     def start(inputs: Inputs) -> _State:
@@ -184,6 +189,19 @@ class _State:
             else:
                 charged.append(doc)
         return _State(keys, own, charged)
+
+    def created(self) -> frozenset[str]:
+        """The plan's deployments' replicas it placed, not given as input."""
+        return frozenset(name_of(r) for rs in self.own.values() for r in rs if name_of(r) not in self.initial)
+
+    def updated(self) -> frozenset[str]:
+        """Input replicas the plan moved to another revision where they run."""
+        return frozenset(
+            name_of(r)
+            for rs in self.own.values()
+            for r in rs
+            if name_of(r) in self.initial and _revision(r) != self.initial[name_of(r)]
+        )
 
     def charged(self) -> list[Doc]:
         return self._charged
@@ -202,6 +220,7 @@ class _State:
         self.status[key] = status
         self.documents[key] = docs
         self.requests[key] = request
+        self.first.setdefault(key, request)
         return changed
 
 
@@ -255,51 +274,27 @@ def _outcome(
     return DeploymentOutcome(view=view, reason=reason, message=message, failures=replica_failures, blocked_by=blocked)
 
 
-def _rollout(xr: Mapping[str, Any], own: Sequence[Mapping[str, Any]]) -> RolloutPreview | None:
-    """The round-by-round preview of a deployment whose input replicas are not all at its revision."""
-    try:
-        deployment = api.parse_deployment(xr)
-        replicas = [api.parse_replica(r) for r in own]
-        budget = resolve_budget(deployment.rollout, deployment.replicas)
-    except SpecError:
-        return None  # the render reports the bad field
-    rev = revision(deployment)
-    fleet = [
-        Member(name=r.name, cluster=r.cluster, index=r.index, current=r.revision in (rev, None), ready=r.ready)
-        for r in replicas
-    ]
-    if all(m.current for m in fleet):
-        return None
-    return RolloutPreview(
-        subject=f"{deployment.namespace}/{deployment.name}",
-        revision=rev,
-        replicas=deployment.replicas,
-        budget=budget,
-        paused=deployment.rollout.paused,
-        preview=preview(replicas=deployment.replicas, budget=budget, paused=deployment.rollout.paused, fleet=fleet),
-    )
-
-
 def plan(paths: Sequence[Path], *, apis: Path | None = None, max_rounds: int = MAX_ROUNDS, debug: bool = False) -> Plan:
     """Reconcile every ModelDeployment found in `paths` until the fleet settles. Raises RenderFailure."""
     configure_logging(debug=debug)
     with yamlio.collector_paused():
         inputs = read(paths)
-        start = _State.start(inputs).own
-        previews = (_rollout(xr, start[_key(xr)]) for xr in inputs.deployments)
-        rollouts = tuple(p for p in previews if p is not None)
         compositions = load.compositions(apis or load.default_apis())
         state = asyncio.run(_rounds(inputs, compositions, max_rounds))
         clusters = clusters_of(inputs.fleet)
         replicas = _replicas(state)
         outcomes = [_outcome(xr, state, clusters, replicas) for xr in inputs.deployments]
+        firsts = (state.first.get(_key(xr)) for xr in inputs.deployments)
+        previews = (rollout_preview(fnv1.RunFunctionRequest.FromString(r)) for r in firsts if r)
+        rollouts = tuple(p for p in previews if p is not None)
         view = build_plan(
             clusters,
             replicas,
             outcomes,
-            created=frozenset(name_of(r) for rs in state.own.values() for r in rs) - state.initial,
+            created=state.created(),
             rounds=state.rounds,
             converged=state.converged,
+            updated=state.updated(),
         )
     documents = tuple(tuple(state.documents[_key(xr)]) for xr in inputs.deployments)
     found = [

@@ -44,6 +44,7 @@ text-overflow:ellipsis;max-width:100%;box-sizing:border-box}
 .chip.outdated{background-image:repeating-linear-gradient(135deg,#fff6 0 3px,#0000 3px 7px)}
 .rollout{margin:0 0 4px;font-weight:600}.rollout.False{color:#a52a1c}
 .chip.other{opacity:.7}.chip.new{box-shadow:0 0 0 2px #fff,0 0 0 3px #1d2430}
+.chip.updated{outline:2px dashed #fff;outline-offset:-4px}.chip.leaving{opacity:.55;text-decoration:line-through}
 .empty{color:#8a8f98;font-size:12px}
 table.scores{border-collapse:collapse;background:#fff}
 table.scores th,table.scores td{border:1px solid #dde2ea;padding:4px 10px;text-align:left}
@@ -149,19 +150,30 @@ def _legend(view: FleetView, palette: dict[str, str]) -> str:
     ]
     items += [
         f'<li><span class="chip {Origin.NEW}" style="background:{palette[view.subject]}">new</span>placed now</li>',
-        *(
-            [
-                f'<li><span class="chip outdated" style="background:{palette[view.subject]}">old</span>'
-                "on an older revision, replaced as the rollout proceeds</li>"
-            ]
-            if view.rollout is not None
-            else []
-        ),
+        *(rollout_legend(palette[view.subject]) if view.rollout is not None else []),
         '<li><span class="swatch" style="background:#e6e9ef"></span>free node</li>',
         '<li><span class="swatch" style="background:#c0392b"></span>cluster turned this deployment down</li>',
         '<li><span class="swatch" style="background:#b8bec8"></span>left out by the clusterSelector (greyed)</li>',
     ]
     return f'<ul class="legend">{"".join(items)}</ul>'
+
+
+def rollout_legend(colour: str, *, leaving: bool = True) -> list[str]:
+    """The marks a rollout puts on chips: updated in place, leaving (a reconcile's), on an older revision."""
+    return [
+        f'<li><span class="chip {Origin.UPDATED}" style="background:{colour}">updated</span>'
+        "moved to the new revision in place</li>",
+        *(
+            [
+                f'<li><span class="chip {Origin.LEAVING}" style="background:{colour}">leaving</span>'
+                "kept until its successor is Ready</li>"
+            ]
+            if leaving
+            else []
+        ),
+        f'<li><span class="chip outdated" style="background:{colour}">old</span>'
+        "on an older revision, replaced as the rollout proceeds</li>",
+    ]
 
 
 def _cells(values: Iterable[object]) -> str:

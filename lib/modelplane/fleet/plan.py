@@ -1,11 +1,11 @@
 """The fleet plan view: many deployments reconciled together, where each landed and why some did not.
 
 `build_plan()` is pure. Pools carry every replica of the final fleet: the plan's deployments'
-replicas are `new` (placed by the plan) or `retained` (given as input and kept); replicas of
-deployments outside the plan are `other`. Each deployment keeps its own FleetView for its
-placement, its per-cluster verdicts and scores. Everything is sorted. `rollout_text()` prints a
-deployment's rollout preview (modelplane.rollout.step.preview): one row a round, what changes and
-how many replicas stay available.
+replicas are `new` (placed by the plan), `updated` (given as input, moved to their deployment's
+revision in place) or `retained` (given as input and kept); replicas of deployments outside the
+plan are `other`; a replica on an older revision than its deployment rolls out is marked
+outdated. Each deployment keeps its own FleetView for its placement, its per-cluster verdicts and
+scores. Everything is sorted.
 """
 
 from __future__ import annotations
@@ -15,10 +15,8 @@ from dataclasses import dataclass, field
 
 from modelplane.fleet.gap import Blocker, Gpus, gpus
 from modelplane.fleet.text import POOL_HEADER, cluster_rows, excluded_table, full_table, rejection_table, table
-from modelplane.fleet.view import ClusterView, FleetView, Origin, chips_by_pool, pool_views, taints_of
+from modelplane.fleet.view import ClusterView, FleetView, Origin, chips_by_pool, origin_of, pool_views, taints_of
 from modelplane.model import Cluster, ModelReplica
-from modelplane.rollout.budget import Budget
-from modelplane.rollout.step import Preview
 
 ORDER = "namespace, then name"
 BLOCKED_BY = "held by other deployments' replicas on the pools it could use"
@@ -59,15 +57,18 @@ def build_plan(
     created: frozenset[str],
     rounds: int,
     converged: bool,
+    updated: frozenset[str] = frozenset(),
 ) -> PlanView:
+    """The fleet after the plan; `updated` are input replicas the plan moved to a new revision in place."""
     planned = {d.view.subject for d in deployments}
 
     def origin(r: ModelReplica) -> Origin:
         if f"{r.namespace}/{r.deployment}" not in planned:
             return Origin.OTHER
-        return Origin.NEW if r.name in created else Origin.RETAINED
+        return origin_of(r.name, created=created, updated=updated)
 
-    by_pool = chips_by_pool((r, origin(r)) for r in replicas)
+    revisions = {d.view.subject: d.view.rollout.revision for d in deployments if d.view.rollout is not None}
+    by_pool = chips_by_pool(((r, origin(r)) for r in replicas), revisions)
     views: list[ClusterView] = []
     others: set[str] = set()
     for c in sorted(clusters, key=lambda c: c.name):
@@ -150,55 +151,3 @@ def pool_rows(plan: PlanView) -> list[str]:
     for c in plan.clusters:
         rows += cluster_rows(c)
     return table(rows)
-
-
-ROLLOUT_HEADER = ("ROUND", "NEW", "UPDATED IN PLACE", "REMOVED", "AVAILABLE", "TOTAL", "AT REVISION")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RolloutPreview:
-    subject: str  # namespace/name
-    revision: str
-    replicas: int  # spec.replicas
-    budget: Budget
-    paused: bool
-    preview: Preview
-
-
-def _names(names: tuple[str, ...]) -> str:
-    return ", ".join(names) or "-"
-
-
-def _ending(p: RolloutPreview) -> str:
-    rounds = p.preview.rounds
-    if p.paused and not rounds:
-        return "  Paused (spec.rollout.paused): no round changes anything until it is unpaused."
-    if not p.preview.complete:
-        return f"  Not complete after {len(rounds)} rounds: the budget allows no further step."
-    low = min(r.available for r in rounds)
-    return (
-        f"  Complete after {len(rounds)} round{'s' if len(rounds) != 1 else ''}; "
-        f"at least {low} of {p.replicas} replicas available in every round."
-    )
-
-
-def rollout_text(p: RolloutPreview) -> list[str]:
-    """The preview's lines: a heading, a row a round, and how it ends."""
-    head = (
-        f"Rollout of {p.subject} to revision {p.revision} (maxSurge {p.budget.surge}, "
-        f"maxUnavailable {p.budget.unavailable}), each change Ready by the next round:"
-    )
-    rows = [ROLLOUT_HEADER]
-    rows += [
-        (
-            str(r.number),
-            str(r.created),
-            _names(r.updated),
-            _names(r.removed),
-            f"{r.available} of {p.replicas}",
-            str(r.total),
-            str(r.current),
-        )
-        for r in p.preview.rounds
-    ]
-    return [head, *(table(rows) if p.preview.rounds else []), _ending(p)]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from modelplane.fleet.page import CSS, esc, owner_colours, pool_cell
+from modelplane.fleet.page import CSS, esc, owner_colours, pool_cell, rollout_legend
 from modelplane.fleet.plan import BLOCKED_BY, DeploymentOutcome, PlanView, gpu_line, headline
 from modelplane.fleet.view import ClusterView, Origin
 
@@ -58,6 +58,12 @@ def _row(c: ClusterView, colours: dict[str, str]) -> str:
     )
 
 
+def _rolling(plan: PlanView) -> bool:
+    """Whether any replica the plan leaves was updated in place or runs an older revision."""
+    chips = (chip for c in plan.clusters for p in c.pools for chip in p.chips)
+    return any(chip.outdated or chip.origin is Origin.UPDATED for chip in chips)
+
+
 def _legend(plan: PlanView, colours: dict[str, str]) -> str:
     """What the colours and marks mean: one swatch per deployment, then the chips, bars and badges."""
     planned = {d.view.subject for d in plan.deployments}
@@ -70,6 +76,7 @@ def _legend(plan: PlanView, colours: dict[str, str]) -> str:
     items += [
         f'<li><span class="chip {Origin.NEW}" style="background:{sample}">new</span>placed by this plan</li>',
         f'<li><span class="chip {Origin.RETAINED}" style="background:{sample}">retained</span>kept where it was</li>',
+        *(rollout_legend(sample, leaving=False) if _rolling(plan) else []),
         f'<li><span class="chip {Origin.OTHER}" style="background:{sample}">other</span>'
         "a replica of a deployment outside the plan</li>",
         "<li>chip: deployment, cluster#index, engines (nodes)</li>",

@@ -10,7 +10,7 @@ and so does the view. Everything is sorted, so the view does not depend on input
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -22,6 +22,8 @@ from modelplane.scheduler.result import ClusterScore, Code, RemovedReplica, Sche
 
 class Origin(StrEnum):
     NEW = "new"  # placed by this scheduling pass
+    UPDATED = "updated"  # this deployment's, kept where it was and moved to the new revision in place
+    LEAVING = "leaving"  # this deployment's, kept until its successor is Ready or the budget allows
     RETAINED = "retained"  # this deployment's, kept where it was
     OTHER = "other"  # another deployment's, charged to the pool
 
@@ -188,14 +190,16 @@ def _chips(replica: ModelReplica, origin: Origin, current: str | None) -> dict[s
 
 
 def chips_by_pool(
-    occupancy: Iterable[tuple[ModelReplica, Origin]], current: str | None = None
+    occupancy: Iterable[tuple[ModelReplica, Origin]], revisions: Mapping[str, str] | None = None
 ) -> dict[tuple[str, str], list[Chip]]:
     """What each (cluster, pool) holds: a chip per replica with nodes there, in replica order.
 
-    `current` is the revision the deployment rolls out; its replicas on any other are marked outdated.
+    `revisions` are the revisions deployments ("namespace/name") roll out; their replicas on any
+    other are marked outdated.
     """
     by_pool: dict[tuple[str, str], list[Chip]] = {}
     for replica, origin in occupancy:
+        current = (revisions or {}).get(f"{replica.namespace}/{replica.deployment}")
         for pool, chip in _chips(replica, origin, current).items():
             by_pool.setdefault((replica.cluster, pool), []).append(chip)
     for chips in by_pool.values():
@@ -222,8 +226,23 @@ def pool_views(cluster: Cluster, by_pool: Mapping[tuple[str, str], Sequence[Chip
     )
 
 
+def origin_of(
+    name: str, *, created: Set[str], updated: Set[str] = frozenset(), leaving: Set[str] = frozenset()
+) -> Origin:
+    """What this reconcile does to one of the deployment's replicas, in the words `render --explain` uses."""
+    if name in created:
+        return Origin.NEW
+    if name in updated:
+        return Origin.UPDATED
+    return Origin.LEAVING if name in leaving else Origin.RETAINED
+
+
 def _occupancy(
-    deployment: Deployment, replicas: Sequence[ModelReplica], result: ScheduleResult | None
+    deployment: Deployment,
+    replicas: Sequence[ModelReplica],
+    result: ScheduleResult | None,
+    updated: Set[str],
+    leaving: Set[str],
 ) -> list[tuple[ModelReplica, Origin]]:
     def ours(r: ModelReplica) -> bool:
         return r.namespace == deployment.namespace and r.deployment == deployment.name
@@ -231,8 +250,9 @@ def _occupancy(
     held = [(r, Origin.OTHER) for r in replicas if not ours(r)]
     if result is None:
         return held + [(r, Origin.RETAINED) for r in replicas if ours(r)]
-    created = result.created
-    return held + [(r, Origin.NEW if r.name in created else Origin.RETAINED) for r in result.replicas]
+    return held + [
+        (r, origin_of(r.name, created=result.created, updated=updated, leaving=leaving)) for r in result.replicas
+    ]
 
 
 def _chip_order(c: Chip) -> tuple[str, str, int, str]:
@@ -248,17 +268,22 @@ def build(
     problem: str = "",
     excluded: Sequence[Cluster] = (),
     rollout: Rollout | None = None,
+    updated: Set[str] = frozenset(),
+    leaving: Set[str] = frozenset(),
 ) -> FleetView:
     """The fleet after `result`; with result=None, `problem` says why nothing was scheduled.
 
     `excluded` are clusters the function never received because the clusterSelector's matchLabels
     filtered them out when they were requested: shown, with that reason. `rollout` is where the
-    deployment's rollout stands; its replicas on another revision are marked outdated.
+    deployment's rollout stands; its replicas on another revision are marked outdated. `updated`
+    are its replicas this reconcile moves to the new revision in place, `leaving` those it keeps
+    only until their successors are Ready.
     """
-    by_pool = chips_by_pool(_occupancy(deployment, replicas, result), rollout.revision if rollout else None)
+    occupancy = _occupancy(deployment, replicas, result, updated, leaving)
+    subject = f"{deployment.namespace}/{deployment.name}"
+    by_pool = chips_by_pool(occupancy, {subject: rollout.revision} if rollout else None)
     statuses: dict[str, Status] = dict(result.diagnosis.statuses) if result is not None else {}
     statuses.update({c.name: excluded_status(c, deployment) for c in excluded})
-    subject = f"{deployment.namespace}/{deployment.name}"
     scores: Mapping[str, ClusterScore] = {s.cluster: s for s in result.diagnosis.scores} if result is not None else {}
     views: list[ClusterView] = []
     owners: set[str] = set()

@@ -2,7 +2,9 @@
 
 Pure and typed like the scheduler: `revision` digests what a replica renders from, `budget`
 resolves maxSurge/maxUnavailable against spec.replicas, `step` decides what one reconcile creates,
-updates and removes, `progress` writes the Progressing condition and detects a stalled rollout.
+updates and removes, `progress` writes the Progressing condition and detects a stalled rollout,
+`reconcile` paces the scheduler's decision, and `preview` runs reconciles round by round to show
+a rollout before it happens.
 """
 
 from modelplane.rollout.budget import Budget, resolve_budget

@@ -32,6 +32,9 @@ from modelplane.scheduler.retain import REASON_SCALED_DOWN
 from modelplane.scheduler.schedule import GONE_REASONS, Room, split_own
 from modelplane.scheduler.unreadable import Unreadable
 
+# An old replica above spec.replicas while new-revision replicas surge in: a successor stands in for it.
+REASON_REPLACED = "replaced by new revision"
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Reconciled:
@@ -96,8 +99,14 @@ def reconcile(
     rev = revision(deployment)
     budget = resolve_budget(deployment.rollout, deployment.replicas)
     ours, _ = split_own(deployment, sorted(replicas, key=lambda r: (r.namespace, r.name)), composed)
+    current = {r.name for r in ours if r.revision in (rev, None)}
+    # A rename that is done (Ready through its new objects) no longer holds its old ones: the
+    # ModelReplica handler let them go, so this reconcile neither charges nor keeps them.
+    done = {r.name for r in ours if r.replacing and r.name in current and not _renaming(r, current=True)}
+    if done:
+        replicas = [replace(r, replacing=()) if r.name in done and r in ours else r for r in replicas]
+        ours = [replace(r, replacing=()) if r.name in done else r for r in ours]
     own = {r.name: r for r in ours}
-    current = {n for n, r in own.items() if r.revision in (rev, None)}
     before = Counts(updated=len(current), available=sum(r.ready for r in own.values()), total=len(own))
     stop = halted(
         revision=rev,
@@ -115,7 +124,9 @@ def reconcile(
         fates = {n: _fate(n, kept, reasons, current=n in current) for n in own}
         renaming = {n for n, r in own.items() if _renaming(r, current=n in current)}
         base = [Replica(name=n, current=n in current, ready=r.ready, fate=fates[n]) for n, r in own.items()]
-        slots = surge_slots(replicas=deployment.replicas, budget=budget, fleet=base) - len(renaming)
+        # Old replicas that must leave their pools need successors first: they take the surge before renames.
+        moving = sum(1 for n in own if fates[n] is Fate.MOVE and n not in current)
+        slots = surge_slots(replicas=deployment.replicas, budget=budget, fleet=base) - len(renaming) - moving
         reserved: set[str] = set()
         waits: set[str] = set()
         for n, r in sorted(own.items()):
@@ -150,6 +161,9 @@ def reconcile(
     result = replace(result, diagnosis=replace(result.diagnosis, placed=placed))
     desired, as_observed = _desired(result, own, current, decided, rev)
     down = decided.update - decided.surge
+    leaving = _replaced(
+        result.removed, own, current, stand_ins=min(budget.surge, sum(r.revision == rev for r in desired))
+    )
     counts = Counts(
         updated=sum(r.revision == rev for r in desired),
         available=sum(r.ready and r.name not in down for r in desired),
@@ -165,8 +179,8 @@ def reconcile(
         as_observed=as_observed,
         updated=decided.update,
         surged=decided.surge,
-        removed=tuple(x for x in result.removed if x.name in decided.remove or x.name not in own),
-        waiting=tuple(x for x in result.removed if x.name in own and x.name not in decided.remove),
+        removed=tuple(x for x in leaving if x.name in decided.remove or x.name not in own),
+        waiting=tuple(x for x in leaving if x.name in own and x.name not in decided.remove),
         progress=progress(
             revision=rev,
             desired=deployment.replicas,
@@ -179,6 +193,23 @@ def reconcile(
         ),
         counts=counts,
     )
+
+
+def _replaced(
+    removed: Sequence[RemovedReplica], own: dict[str, ModelReplica], current: set[str], *, stand_ins: int
+) -> tuple[RemovedReplica, ...]:
+    """The removals, with old replicas a new-revision one stands in for said to be replaced, not scaled down.
+
+    A surge holds at most maxSurge replicas above spec.replicas, each at the new revision: further
+    surplus (spec.replicas lowered) is scaled down. The first the scheduler lists are the replaced.
+    """
+    out: list[RemovedReplica] = []
+    for x in removed:
+        if x.reason == REASON_SCALED_DOWN and x.name in own and x.name not in current and stand_ins > 0:
+            x = replace(x, reason=REASON_REPLACED)  # noqa: PLW2901 - the same removal, said truly
+            stand_ins -= 1
+        out.append(x)
+    return tuple(out)
 
 
 def _desired(

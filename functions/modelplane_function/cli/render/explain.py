@@ -3,7 +3,8 @@
 The scheduler and the rollout step are pure functions, so running them again on the request the
 function last received reproduces the function's decision and exposes what the status cannot hold:
 retained, new, updated in place or leaving, each replica's revision, every engine's pool, per-cluster
-reasons and the score breakdown.
+reasons and the score breakdown. A rollout under way is previewed round by round from the same
+request (`rollout_preview`, which `modelplane plan` prints too).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from typing import Any, TextIO
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import fleet, names
 from modelplane.errors import SpecError
+from modelplane.fleet.preview import RolloutPreview, preview_text
 from modelplane.model import Cluster, ModelReplica
+from modelplane.rollout.preview import preview
 from modelplane.rollout.reconcile import Reconciled
 from modelplane.scheduler import ScheduleResult
 
@@ -26,6 +29,7 @@ from modelplane_function.handlers import deployment, requirements
 from modelplane_function.handlers.convert import to_dict
 from modelplane_function.handlers.keep import observed_of_kind
 from modelplane_function.handlers.pools import read_cluster
+from modelplane_function.handlers.progress import observed_rollout
 
 
 def _table(rows: Sequence[Sequence[str]]) -> list[str]:
@@ -79,7 +83,9 @@ def lines(rolled: Reconciled) -> list[str]:
     return out
 
 
-def scheduled(req: fnv1.RunFunctionRequest) -> tuple[str, deployment.Inputs | None, Reconciled | str]:
+def scheduled(
+    req: fnv1.RunFunctionRequest, now: datetime | None = None
+) -> tuple[str, deployment.Inputs | None, Reconciled | str]:
     """The XR's title, its parsed inputs and the schedule (or, as a string, why there is none)."""
     xr = to_dict(req.observed.composite.resource)
     meta = xr.get("metadata") or {}
@@ -92,7 +98,7 @@ def scheduled(req: fnv1.RunFunctionRequest) -> tuple[str, deployment.Inputs | No
     except SpecError as e:
         return title, None, f"not scheduled ({e.reason}): {e}"
     try:
-        return title, inputs, deployment.reconcile_inputs(inputs, xr, now=datetime.now(UTC))
+        return title, inputs, deployment.reconcile_inputs(inputs, xr, now=now or datetime.now(UTC))
     except SpecError as e:
         return title, inputs, f"not scheduled ({e.reason}): {e}"
 
@@ -117,6 +123,35 @@ def fleet_view(req: fnv1.RunFunctionRequest, fleet_clusters: Sequence[Cluster] =
         _as_result(result),
         excluded=excluded,
         rollout=rollout_of(result, inputs.deployment.replicas),
+        updated=result.updated,
+        leaving=frozenset(w.name for w in result.waiting),
+    )
+
+
+def rollout_preview(req: fnv1.RunFunctionRequest) -> RolloutPreview | None:
+    """The rollout round by round from this request, when the deployment's replicas run an older revision."""
+    now = datetime.now(UTC)
+    _, inputs, rolled = scheduled(req, now)
+    if inputs is None or isinstance(rolled, str):
+        return None
+    if all(r.revision in (rolled.revision, None) for r in inputs.replicas if r.name in inputs.composed):
+        return None
+    d = inputs.deployment
+    previewed = preview(
+        d,
+        inputs.clusters,
+        inputs.replicas,
+        observed=observed_rollout(to_dict(req.observed.composite.resource)),
+        now=now,
+        unreadable=inputs.unreadable,
+        composed=inputs.composed,
+    )
+    return RolloutPreview(
+        subject=f"{d.namespace}/{d.name}",
+        revision=rolled.revision,
+        replicas=d.replicas,
+        budget=rolled.budget,
+        preview=previewed,
     )
 
 
@@ -180,7 +215,20 @@ def explain(req: fnv1.RunFunctionRequest, out: TextIO, replicas: Sequence[Mappin
     if inputs is None or isinstance(result, str):
         out.write(f"ModelDeployment {title}: {result}\n")
         return
-    view = fleet.build(inputs.deployment, inputs.clusters, inputs.replicas, _as_result(result))
+    view = fleet.build(
+        inputs.deployment,
+        inputs.clusters,
+        inputs.replicas,
+        _as_result(result),
+        updated=result.updated,
+        leaving=frozenset(w.name for w in result.waiting),
+    )
     table = ["Fleet after this placement (nodes per pool):", *fleet.pool_table(view)]
-    body = [*lines(result), *(rendering(replicas) if result.replicas else []), *table]
+    previewed = rollout_preview(req)
+    body = [
+        *lines(result),
+        *(rendering(replicas) if result.replicas else []),
+        *table,
+        *(preview_text(previewed) if previewed is not None else []),
+    ]
     out.write(f"ModelDeployment {title}\n" + "\n".join(body) + "\n")
