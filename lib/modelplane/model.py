@@ -380,11 +380,15 @@ class ModelReplica:
     kserve_version: str | None = None  # its cluster's, copied at placement; None = the newest
     # the deployment template revision it renders (modelplane.rollout.revision); None = unknown
     revision: str | None = None
+    # The engines of the LLMInferenceServices a rename supersedes, kept serving beside the new ones
+    # until those are Ready: charged with the replica's own, since both run meanwhile.
+    replacing: tuple[PlacedEngine, ...] = ()
+    serving_previous: bool = False  # observed: Ready through the superseded objects, the new ones not yet
 
     def charges_by_pool(self) -> Mapping[str, PoolCharge]:
         """What this replica holds per pool, as whole nodes and as device groups (capacity.py)."""
         charges: dict[str, PoolCharge] = {}
-        for engine in self.engines:
+        for engine in (*self.engines, *self.replacing):
             per_pool: dict[str, list[tuple[int, int]]] = {}
             for member in engine.members:
                 if member.device_requests:
@@ -398,7 +402,7 @@ class ModelReplica:
     def node_cost_by_pool(self) -> Mapping[str, int]:
         """Nodes this replica holds per pool: pods x copies of every member that claims a DRA device."""
         cost: dict[str, int] = {}
-        for engine in self.engines:
+        for engine in (*self.engines, *self.replacing):
             for member in engine.members:
                 if member.device_requests:
                     cost[member.pool] = cost.get(member.pool, 0) + member.pods_per_copy * engine.copies

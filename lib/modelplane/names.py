@@ -68,6 +68,7 @@ REASON_RENDERED = "Rendered"
 REASON_CANNOT_RENDER = "CannotRender"
 REASON_READY = "Ready"
 REASON_NOT_READY = "NotReady"
+REASON_REPLACING = "Replacing"  # Ready through superseded LLMInferenceServices while the new ones come up
 REASON_OBJECT_FAILING = "ObjectFailing"  # a composed object reports a failing condition
 REASON_PUBLISHED = "Published"
 REASON_REPLICAS_PLACED = "ReplicasPlaced"

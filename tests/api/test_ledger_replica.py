@@ -20,23 +20,28 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def ledger_part(r: m.ModelReplica) -> m.ModelReplica:
-    """What the ledger read keeps of a fully parsed replica: identity, labels, engines' names, copies, members' pools."""
-    engines = tuple(
-        m.PlacedEngine(
-            name=e.name,
-            copies=e.copies,
-            members=tuple(replace(x, constraints=(), template={}) for x in e.members),
+    """What the ledger read keeps of a fully parsed replica: identity, labels, engines' names, copies, members' pools,
+    and the engines a rename supersedes (charged too)."""
+
+    def held(engines: tuple[m.PlacedEngine, ...]) -> tuple[m.PlacedEngine, ...]:
+        return tuple(
+            m.PlacedEngine(
+                name=e.name,
+                copies=e.copies,
+                members=tuple(replace(x, constraints=(), template={}) for x in e.members),
+            )
+            for e in engines
         )
-        for e in r.engines
-    )
+
     return m.ModelReplica(
         namespace=r.namespace,
         name=r.name,
         deployment=r.deployment,
         cluster=r.cluster,
         index=r.index,
-        engines=engines,
+        engines=held(r.engines),
         labels=r.labels,
+        replacing=held(r.replacing),
     )
 
 

@@ -12,15 +12,15 @@ from modelplane_function.cli.plan import plan
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rolling-update"
 FILES = [EXAMPLE / f for f in ("xr.yaml", "required-resources.yaml", "observed-resources.yaml")]
 
-# One reconcile into the example's change: 3 of 4 replicas at the new revision, one of them not yet Ready.
+# Two reconciles into the example's change: 2 of 3 replicas at the new revision and Ready, one old
+# whose pool has room to run its renamed LLMInferenceService beside the old one.
 PREVIEW = """\
 Rollout of team-chat/qwen3-8b to revision 1924947e5f (maxSurge 1, maxUnavailable 1), one reconcile a round:
   Assumes each round's replicas become Ready before the next, except on clusters that are not Ready,
   and the rest of the fleet stays as observed; new replicas go only where the scheduler finds room.
-  ROUND  NEW  UPDATED IN PLACE               REMOVED                                                   AVAILABLE  TOTAL  AT REVISION
-  1      -    qwen3-8b-eu-west-1-0-557e88be  -                                                         2 of 3     4      3
-  2      -    -                              qwen3-8b-us-east-1-0-697fc206 (replaced by new revision)  3 of 3     3      3
-  Complete after 2 rounds; at least 2 of 3 replicas available in every round.
+  ROUND  NEW  UPDATED IN PLACE               REMOVED  AVAILABLE  TOTAL  AT REVISION
+  1      -    qwen3-8b-us-east-1-0-697fc206  -        3 of 3     3      3
+  Complete after 1 round; at least 3 of 3 replicas available in every round.
 """
 
 

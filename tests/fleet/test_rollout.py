@@ -149,27 +149,30 @@ def test_rolling_update_example_view() -> None:
     assert view.rollout is not None
     rev = view.rollout.revision
     chips = tuple(
-        (c.replica, c.origin, c.revision == rev, c.outdated) for cl in view.clusters for p in cl.pools for c in p.chips
+        (c.replica, c.origin, c.revision == rev, c.outdated, c.nodes)
+        for cl in view.clusters
+        for p in cl.pools
+        for c in p.chips
     )
     assert (chips, replace(view.rollout, revision="", message="")) == (
         (
-            ("team-chat/qwen3-8b eu-west-1#0", Origin.UPDATED, True, False),  # updated in place by this reconcile
-            ("team-chat/qwen3-8b eu-west-1#1", Origin.RETAINED, True, False),
-            ("team-chat/qwen3-8b us-east-1#0", Origin.LEAVING, False, True),  # leaving once the others are Ready
-            ("team-chat/qwen3-8b us-east-1#1", Origin.RETAINED, True, False),  # the surge replica
+            ("team-chat/qwen3-8b eu-west-1#0", Origin.RETAINED, True, False, 1),  # its rename done: old objects go
+            ("team-chat/qwen3-8b eu-west-1#1", Origin.RETAINED, True, False, 1),
+            ("team-chat/qwen3-8b us-east-1#0", Origin.UPDATED, True, False, 2),  # renamed beside its old objects
         ),
         Rollout(
             revision="",
             desired=3,
             updated=3,
-            available=2,
-            total=4,
+            available=3,
+            total=3,
             status="True",
             reason="RollingOut",
             message="",
+            renaming=1,
         ),
     )
-    assert view.rollout.message == f"Rolling out revision {rev}: 3 updated, 2 available, 4 in all for 3 replicas."
+    assert view.rollout.message == f"Rolling out revision {rev}: 3 updated, 3 available, 3 in all for 3 replicas."
 
 
 def test_rolling_update_example_page() -> None:
@@ -178,22 +181,21 @@ def test_rolling_update_example_page() -> None:
     html = page(view)
     chips = re.findall(r'<li class="(chip [^"]*)"[^>]*>([^<]*)</li>', html)
     assert chips == [
-        ("chip updated", "team-chat/qwen3-8b eu-west-1#0 main (updated, 1 node) rev 1924947e5f"),
+        ("chip retained", "team-chat/qwen3-8b eu-west-1#0 main (retained, 1 node) rev 1924947e5f"),
         ("chip retained", "team-chat/qwen3-8b eu-west-1#1 main (retained, 1 node) rev 1924947e5f"),
-        ("chip leaving outdated", "team-chat/qwen3-8b us-east-1#0 main (leaving, 1 node) rev 8122457d01 (old)"),
-        ("chip retained", "team-chat/qwen3-8b us-east-1#1 main (retained, 1 node) rev 1924947e5f"),
+        ("chip updated", "team-chat/qwen3-8b us-east-1#0 main (updated, 2 nodes) rev 1924947e5f"),
     ]
-    assert f"Rollout to revision {view.rollout.revision}: 3 of 3 updated, 2 available, 4 in all." in html
+    assert f"Rollout to revision {view.rollout.revision}: 3 of 3 updated, 3 available, 3 in all." in html
 
 
-def test_text_states_a_rollout_under_way_and_marks_old_replicas() -> None:
+def test_text_states_a_rename_under_way() -> None:
     view = _example()
     assert view.rollout is not None
     lines = text(view).splitlines()
-    assert (lines[1], [line.split("  ")[-1].strip() for line in lines if "old rev" in line]) == (
-        f"Rollout to revision {view.rollout.revision}: 3 of 3 updated, 2 available, 4 in all. "
+    assert (lines[1], [line for line in lines if "old rev" in line]) == (
+        f"Rollout to revision {view.rollout.revision}: 3 of 3 updated, 3 available, 3 in all. "
         "Progressing True: RollingOut.",
-        ["team-chat/qwen3-8b#0 main (leaving, 1 node) old rev 8122457d01"],
+        [],
     )
 
 

@@ -261,7 +261,8 @@ CASES = [
         req=request(
             md(queue="team-b-premium"),
             observed={"replica-a-0": observed_replica("a")},
-            required=resolved(clusters=[cluster("a")], replicas=[observed_replica("a")]),
+            # one node: no room to run the renamed LLMInferenceService beside the old one
+            required=resolved(clusters=[cluster("a", nodes=1)], replicas=[observed_replica("a")]),
         ),
         want=response(
             rollout=Rollout(desired=1, revision=rev(queue="team-b-premium"), available=0),

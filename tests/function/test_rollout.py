@@ -1,11 +1,13 @@
 """A template change over real gRPC: paced by the budget, old replicas untouched, a stalled rollout halts.
 
 Two Ready replicas run revision REV (factories.deployment()); the deployment then changes its image.
+Cluster a has a node to spare, so its replica is renamed beside its old objects (`spec.replacing`);
+cluster b has none, so its replica is updated in place and is down meanwhile.
 Each case compares every composed replica's desired manifest (as observed, or rebuilt at the new
 revision), the Progressing condition and the status counts.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -14,6 +16,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api
 from modelplane.names import replica_name
 from modelplane.rollout import revision
+from modelplane.rollout.reconcile import held
 from modelplane_function.handlers.keep import minimal
 
 from .conftest import as_dict
@@ -62,7 +65,31 @@ class Case:
     counts: dict[str, int]
 
 
+def renaming(cluster_name: str) -> dict[str, Any]:
+    """The new-revision replica whose old LLMInferenceServices serve until its new ones are Ready."""
+    obj = new_replica(cluster_name)
+    old = api.parse_replica(replica(cluster_name)).engines
+    obj["spec"]["replacing"] = api.replica_manifest(replace(api.parse_replica(obj), replacing=held(old)))["spec"][
+        "replacing"
+    ]
+    return obj
+
+
 OLD = {"replica-a-0": observed("a"), "replica-b-0": observed("b")}
+# a-0 renamed beside its old objects (Ready through them, ReplicaReady Replacing), b-0 updated and Ready again
+RENAMING = {
+    "replica-a-0": {
+        **renaming("a"),
+        "metadata": observed("a")["metadata"] | {"labels": renaming("a")["metadata"]["labels"]},
+        "status": {
+            "conditions": [
+                {"type": "Ready", "status": "True", "reason": "Available"},
+                {"type": "ReplicaReady", "status": "True", "reason": "Replacing"},
+            ]
+        },
+    },
+    "replica-b-0": observed("b", rev=NEW_REV),
+}
 CLUSTERS = [cluster("a", nodes=2), cluster("b", nodes=1)]
 
 
@@ -96,17 +123,29 @@ NOW = datetime.now(UTC)
 
 CASES = [
     Case(
-        name="a new image surges one replica and updates one in place; the other keeps its manifest byte for byte",
+        name="a new image renames one replica beside its old objects where its pool has room, the other in place",
         req=fleet(OLD),
-        resources={
-            "replica-a-0": minimal(OLD["replica-a-0"]),
-            "replica-a-1": new_replica("a", 1),
-            "replica-b-0": new_replica("b"),
-        },
+        resources={"replica-a-0": renaming("a"), "replica-b-0": new_replica("b")},
         progressing=progressing(
-            "RollingOut", f"Rolling out revision {NEW_REV}: 2 updated, 1 available, 3 in all for 2 replicas."
+            "RollingOut", f"Rolling out revision {NEW_REV}: 2 updated, 1 available, 2 in all for 2 replicas."
         ),
-        counts={"total": 3, "ready": 2, "updated": 2, "available": 1},
+        counts={"total": 2, "ready": 2, "updated": 2, "available": 1},
+    ),
+    Case(
+        name="a replica renamed beside its old objects keeps them while its new ones are not Ready",
+        req=fleet(RENAMING),
+        resources={"replica-a-0": renaming("a"), "replica-b-0": new_replica("b")},
+        progressing=progressing(
+            "RollingOut", f"Rolling out revision {NEW_REV}: 2 updated, 2 available, 2 in all for 2 replicas."
+        ),
+        counts={"total": 2, "ready": 2, "updated": 2, "available": 2},
+    ),
+    Case(
+        name="once its new objects are Ready the old ones are let go and the rollout is complete",
+        req=fleet({**RENAMING, "replica-a-0": {**RENAMING["replica-a-0"], "status": observed("a")["status"]}}),
+        resources={"replica-a-0": new_replica("a"), "replica-b-0": new_replica("b")},
+        progressing=progressing("RolloutComplete", f"All 2 replicas run revision {NEW_REV} and are available."),
+        counts={"total": 2, "ready": 2, "updated": 2, "available": 2},
     ),
     Case(
         name="while the new replicas are not Ready nothing more changes",

@@ -18,7 +18,7 @@ from tests.function.wants import MD_REQUIREMENTS, condition, replica, response, 
 
 PEAK_MIB = 256  # the documented bound on one request's worker memory
 TOO_LARGE = (
-    "the desired state is about 821.1 MiB, over the 4.0 MiB a function response may carry (Crossplane's gRPC "
+    "the desired state is about 1025.2 MiB, over the 4.0 MiB a function response may carry (Crossplane's gRPC "
     "receive limit, which no setting raises): the existing replicas are kept and nothing new is composed; lower "
     "spec.replicas or what each replica carries (pod template, env)"
 )

@@ -12,6 +12,11 @@ up, and halts with ProgressDeadlineExceeded, the old replicas still serving, whe
 Two changes land mid-rollout on three small clusters: a NoExecute drain taint on the cluster with
 the most replicas (the rollout completes with none left there), and a second spec change (every
 replica converges to the latest revision; one left at an older one keeps its manifest).
+
+Every change renames each replica's LLMInferenceService. The model plays the ModelReplica handler:
+a replica carrying spec.replacing stays Ready through its old objects until its new ones are. With
+room for both in every pool, replicas are renamed beside their old objects one at a time (maxSurge
+1) and all four serve in every round; with no room, one replica at a time goes down instead.
 """
 
 import copy
@@ -71,6 +76,7 @@ class Simulation:
     observed: dict[str, dict[str, Any]] = field(default_factory=dict)
     born: dict[tuple[str, str], int] = field(default_factory=dict)  # (name, revision) -> round it appeared
     status: dict[str, Any] = field(default_factory=dict)
+    serving: dict[str, bool] = field(default_factory=dict)  # replica -> Ready last round
     moved: dict[str, int] = field(default_factory=dict)  # condition type -> the round it last changed
     rounds: int = 0
 
@@ -113,10 +119,18 @@ class Simulation:
             revision = obj["metadata"]["labels"].get("modelplane.ai/revision", "")
             born = self.born.setdefault((name, revision), self.rounds)
             ready = self.model.ready(name, revision, self.rounds - born)
+            # As the ModelReplica handler does: with spec.replacing the old objects serve (if they did)
+            # until the new ones are Ready, and the replica says so with ReplicaReady's reason.
+            replacing = "replacing" in obj["spec"] and not ready and self.serving.get(name, False)
+            ready = ready or replacing
+            self.serving[name] = ready
             seen = copy.deepcopy(obj)
             seen["metadata"]["annotations"] = {"crossplane.io/composition-resource-name": key}
             seen["status"] = {
-                "conditions": [{"type": "Ready", "status": "True" if ready else "False", "reason": "Test"}]
+                "conditions": [
+                    {"type": "Ready", "status": "True" if ready else "False", "reason": "Test"},
+                    {"type": "ReplicaReady", "status": "True", "reason": "Replacing" if replacing else "Test"},
+                ]
             }
             observed[key] = seen
         self.observed = observed
@@ -155,6 +169,29 @@ def drained(clusters: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
     return out
 
 
+# Every change renames each replica's LLMInferenceService. ROOMY pools hold a replica's new one beside
+# its old one; FULL pools hold exactly the four replicas, with no room for anything more.
+ROOMY = [cluster("a", nodes=4), cluster("b", nodes=4)]
+FULL = [cluster("a", nodes=2), cluster("b", nodes=2)]
+
+
+def renaming(observed: dict[str, dict[str, Any]]) -> int:
+    """Replicas whose old objects serve beside their new ones."""
+    return sum("replacing" in o["spec"] for o in observed.values())
+
+
+def serving_old(observed: dict[str, dict[str, Any]], revision_: str) -> int:
+    """Ready replicas serving through old objects: at an old revision, or renamed with the old ones serving."""
+    return sum(
+        o["status"]["conditions"][0]["status"] == "True"
+        and (
+            o["metadata"]["labels"].get("modelplane.ai/revision") != revision_
+            or o["status"]["conditions"][1]["reason"] == "Replacing"
+        )
+        for o in observed.values()
+    )
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
@@ -162,6 +199,7 @@ class Case:
     stuck: bool  # the new revision never becomes Ready
     shape: Shape | None = None  # None: one 8-GPU pod per replica on small clusters
     event: str | None = None  # "drain" or "respec", two rounds into the rollout
+    pools: list[dict[str, Any]] | None = None  # ROOMY or FULL: the rename cases
 
 
 def _cases() -> list[Case]:
@@ -170,6 +208,8 @@ def _cases() -> list[Case]:
         out += [Case(f"{shape}{', never Ready' if stuck else ''}", 1, stuck, shape) for stuck in (False, True)]
     out += [Case(f"seed {n}, drained mid-rollout", n, stuck=False, event="drain") for n in range(3)]
     out += [Case(f"seed {n}, changed again mid-rollout", n, stuck=False, event="respec") for n in range(3)]
+    out += [Case(f"seed {n}, renamed with room for both", n, stuck=False, pools=ROOMY) for n in range(3)]
+    out += [Case(f"seed {n}, renamed with no room", n, stuck=False, pools=FULL) for n in range(3)]
     return out
 
 
@@ -178,7 +218,9 @@ CASES = _cases()
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_a_rollout_over_many_rounds(grpc_function: RunFunction, case: Case) -> None:
-    if case.shape is None:
+    if case.pools is not None:
+        base, clusters = deployment(replicas=4, gpus=8), case.pools
+    elif case.shape is None:
         base, clusters = deployment(replicas=4, gpus=8), THREE if case.event else SMALL
     else:
         base = shapes.deployment(case.shape, replicas=4)
@@ -192,7 +234,7 @@ def test_a_rollout_over_many_rounds(grpc_function: RunFunction, case: Case) -> N
     new_revision = revision(api.parse_deployment(sim.xr))
     if case.stuck:
         sim.model.never = frozenset({new_revision})
-    floor_held, overcommit, changed_old = True, [], []
+    floor_held, overcommit, changed_old, ready_seen, renames_seen = True, [], [], set[int](), set[int]()
     previous = dict(sim.observed)
     drained_cluster, revisions_then = None, set[str | None]()
     for n in range(30):
@@ -207,6 +249,8 @@ def test_a_rollout_over_many_rounds(grpc_function: RunFunction, case: Case) -> N
         desired, status = sim.step()
         assert status["revision"] == new_revision
         floor_held &= ready_count(sim.observed) >= 4 - 1
+        ready_seen.add(ready_count(sim.observed))
+        renames_seen.add(renaming(sim.observed))
         overcommit += [over] if (over := overcommitted(clusters, sim.observed)) else []
         for key, obj in desired.items():
             before = previous.get(key)
@@ -218,11 +262,7 @@ def test_a_rollout_over_many_rounds(grpc_function: RunFunction, case: Case) -> N
         if progressing(status)[0] in ("RolloutComplete", "ProgressDeadlineExceeded") and sim.rounds > 8:
             break
     reason, message = progressing(sim.status)
-    old_serving = sum(
-        o["metadata"]["labels"].get("modelplane.ai/revision") != new_revision
-        and o["status"]["conditions"][0]["status"] == "True"
-        for o in sim.observed.values()
-    )
+    old_serving = serving_old(sim.observed, new_revision)
     want_reason = "ProgressDeadlineExceeded" if case.stuck else "RolloutComplete"
     assert (floor_held, overcommit, changed_old, reason) == (True, [], [], want_reason), message
     if case.event is not None:
@@ -235,4 +275,9 @@ def test_a_rollout_over_many_rounds(grpc_function: RunFunction, case: Case) -> N
             {new_revision},
         ), final
     if case.stuck:
-        assert old_serving == 3, message  # halted with spec.replicas - maxUnavailable old replicas serving
+        # halted with at least spec.replicas - maxUnavailable replicas serving, every one through old objects
+        assert old_serving == ready_count(sim.observed) >= 3, message
+    if case.pools is ROOMY:  # renamed one at a time (maxSurge 1), every replica serving throughout
+        assert (ready_seen, renames_seen) == ({4}, {0, 1}), message
+    if case.pools is FULL:  # no room to run both: one replica down at a time, never beside its old objects
+        assert (ready_seen, renames_seen) == ({3, 4}, {0}), message

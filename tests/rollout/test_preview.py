@@ -68,12 +68,21 @@ class Case:
 
 CASES = [
     Case(
-        "room for a surge: one new replica while another updates in place, then the old one is replaced",
+        "room for one more: one replica renamed beside its old objects, the other updated in place",
         clusters=(nodes("a", 3),),
         replicas=(old("a", 0), old("a", 1)),
         want=Preview(
+            rounds=(rnd(1, updated=(name("a", 0), name("a", 1)), available=1, total=2, at_revision=2),),
+            end=End.COMPLETE,
+        ),
+    ),
+    Case(
+        "room for a surge on another cluster only: one new replica there while another updates in place",
+        clusters=(nodes("a", 2), nodes("b", 1)),
+        replicas=(old("a", 0), old("a", 1)),
+        want=Preview(
             rounds=(
-                rnd(1, created=(name("a", 2),), updated=(name("a", 1),), available=1, total=3, at_revision=2),
+                rnd(1, created=(name("b", 0),), updated=(name("a", 1),), available=1, total=3, at_revision=2),
                 rnd(2, removed=((name("a", 0), REASON_REPLACED),), available=2, total=2, at_revision=2),
             ),
             end=End.COMPLETE,
@@ -92,32 +101,33 @@ CASES = [
         ),
     ),
     Case(
-        "a drained cluster: its replica's successor lands elsewhere, and it leaves once that is Ready",
+        "a drained cluster: its replica's successor lands elsewhere first, and it leaves once that is Ready",
         clusters=(nodes("a", 2, drained=True), nodes("b", 3)),
         replicas=(old("a", 0), old("b", 0)),
         want=Preview(
             rounds=(
-                rnd(1, created=(name("b", 1),), updated=(name("b", 0),), available=1, total=3, at_revision=2),
-                rnd(2, removed=((name("a", 0), REASON_NO_EXECUTE_TAINT),), available=2, total=2, at_revision=2),
+                rnd(1, created=(name("b", 1),), available=2, total=3, at_revision=1),
+                rnd(2, removed=((name("a", 0), REASON_NO_EXECUTE_TAINT),), available=2, total=2, at_revision=1),
+                rnd(3, updated=(name("b", 0),), available=2, total=2, at_revision=2),
             ),
             end=End.COMPLETE,
         ),
     ),
     Case(
-        "a deleted cluster: its replica leaves at once and a successor is placed with the surge",
+        "a deleted cluster: its replica leaves at once, a successor is placed, the other is renamed beside",
         clusters=(nodes("b", 3),),
         replicas=(old("a", 0), old("b", 0)),
         want=Preview(
             rounds=(
                 rnd(
                     1,
-                    created=(name("b", 1), name("b", 2)),
+                    created=(name("b", 1),),
+                    updated=(name("b", 0),),
                     removed=((name("a", 0), REASON_CLUSTER_DELETED),),
                     available=1,
-                    total=3,
+                    total=2,
                     at_revision=2,
                 ),
-                rnd(2, removed=((name("b", 0), REASON_REPLACED),), available=2, total=2, at_revision=2),
             ),
             end=End.COMPLETE,
         ),

@@ -6,12 +6,14 @@ import pytest
 from modelplane.rollout import Budget, Fate, Replica, Step, step, wanted_new
 
 
-def r(name: str, *, current: bool = True, ready: bool = True, fate: Fate = Fate.KEEP) -> Replica:
-    return Replica(name=name, current=current, ready=ready, fate=fate)
+def r(
+    name: str, *, current: bool = True, ready: bool = True, fate: Fate = Fate.KEEP, replacing: bool = False
+) -> Replica:
+    return Replica(name=name, current=current, ready=ready, fate=fate, replacing=replacing)
 
 
-def old(name: str, *, ready: bool = True, fate: Fate = Fate.KEEP) -> Replica:
-    return r(name, current=False, ready=ready, fate=fate)
+def old(name: str, *, ready: bool = True, fate: Fate = Fate.KEEP, room: bool = False, waits: bool = False) -> Replica:
+    return Replica(name=name, current=False, ready=ready, fate=fate, room=room, waits=waits)
 
 
 OLD4 = (old("a"), old("b"), old("c"), old("d"))
@@ -185,6 +187,49 @@ CASES = [
         want_new=0,
         want=Step(remove=frozenset({"a"})),
         budget=IN_PLACE,
+    ),
+    Case(
+        "a Ready replica with room is renamed beside its old objects, taking the surge slot; one without goes down",
+        fleet=(old("a", room=True), old("b"), old("c"), old("d")),
+        placed=0,
+        want_new=0,
+        want=Step(update=frozenset({"a", "b"}), surge=frozenset({"a"})),
+    ),
+    Case(
+        "replicas with room but no free surge slot wait rather than go down",
+        fleet=(r("a", replacing=True), old("b", waits=True), old("c", waits=True), old("d", waits=True)),
+        placed=0,
+        want_new=0,
+        want=Step(),
+    ),
+    Case(
+        "a rename under way holds the surge slot: a replica without room goes down within maxUnavailable",
+        fleet=(r("a", replacing=True), old("b"), old("c"), old("d")),
+        placed=0,
+        want_new=0,
+        want=Step(update=frozenset({"b"})),
+    ),
+    Case(
+        "without room, renames go one at a time: none while a renamed replica is down",
+        fleet=(r("a", ready=False), old("b"), old("c"), old("d")),
+        placed=0,
+        want_new=1,
+        want=Step(),
+    ),
+    Case(
+        "an old replica that is not Ready is renamed at once, not beside its old objects",
+        fleet=(old("a", ready=False, room=True), old("b"), old("c"), old("d")),
+        placed=0,
+        want_new=1,
+        want=Step(update=frozenset({"a"})),
+    ),
+    Case(
+        "paused, a replica with room is not renamed",
+        fleet=(old("a", room=True), old("b"), old("c"), old("d")),
+        placed=0,
+        want_new=0,
+        want=Step(),
+        frozen=True,
     ),
 ]
 

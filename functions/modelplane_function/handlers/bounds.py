@@ -56,6 +56,10 @@ REPLICA = (
     ("spec.engines[].members[].constraints", 8),
     ("spec.engines[].members[].constraints[].requests", 16),
     *((f"spec.engines[].members[].{path}", n) for path, n in _POD),
+    ("spec.replacing.engines", 8),
+    ("spec.replacing.engines[].members", 2),
+    ("spec.replacing.engines[].members[].deviceRequests", 16),
+    ("spec.replacing.engines[].members[].deviceRequests[].selectors", 8),
 )
 _POOLS = (("", 16), ("[].devices", 16), ("[].devices[].attributes", 32), ("[].devices[].capacity", 32))
 CLUSTER = (

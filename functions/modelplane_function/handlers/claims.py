@@ -49,7 +49,7 @@ def _references(value: Any) -> Iterator[str]:
             yield from _references(v)
 
 
-def _settled(obj: Mapping[str, Any]) -> bool:
+def settled(obj: Mapping[str, Any]) -> bool:
     generation = _at(obj, "status", "atProvider", "manifest", "metadata", "generation")
     observed = _at(obj, "status", "atProvider", "manifest", "status", "observedGeneration")
     behind = isinstance(generation, int) and (not isinstance(observed, int) or observed < generation)
@@ -62,7 +62,7 @@ def still_used(observed: Mapping[str, Mapping[str, Any]], rendered: set[str]) ->
     if not old:
         return {}
     services = [o for k, o in observed.items() if k.startswith(LLMIS_PREFIX)]
-    if not all(_settled(o) for o in services):
+    if not all(settled(o) for o in services):
         return old
     named = {
         ref

@@ -324,7 +324,9 @@ def _compose(
             desired.ready = fnv1.READY_TRUE
         composed.append(replace(r, ready=ready_now))
     ready = sum(r.ready for r in composed)
-    status = api.deployment_status(composed, result.diagnosis, revision=rolled.revision, unavailable=rolled.updated)
+    status = api.deployment_status(
+        composed, result.diagnosis, revision=rolled.revision, unavailable=rolled.updated - rolled.surged
+    )
     rsp.desired.composite.resource.MergeFrom(to_struct({"status": status}))
     set_ready(rsp, ready=ready, desired=inputs.deployment.replicas)
     report(rsp, xr, _scheduled_condition(result), warn=True)

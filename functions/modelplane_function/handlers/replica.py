@@ -13,6 +13,10 @@ queue and priority class (`scheduler.kai`), and the replica must go through the 
 ProviderConfig into its own workload namespace. A replica its cluster does not admit
 composes nothing (its Objects are removed) and says so in ReplicaRendered, which every
 deployment's ledger reads: such a replica holds no capacity.
+
+A rename with `spec.replacing` keeps the superseded LLMInferenceServices (`superseded`); while
+they serve and the new ones do not yet, the replica is Ready with ReplicaReady's reason
+`Replacing`, which its deployment reads as "available, rename under way".
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from modelplane_function.handlers import bounds, claims, failures, notes, requir
 from modelplane_function.handlers.conditions import Condition, is_ready, report
 from modelplane_function.handlers.convert import to_dict, to_struct
 from modelplane_function.handlers.keep import keep
+from modelplane_function.handlers.superseded import superseded
 
 CLUSTER = "cluster"
 
@@ -172,9 +177,16 @@ def handle(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         desired.resource.CopyFrom(to_struct(obj.manifest))
         if is_ready(observed.get(obj.key)):
             desired.ready = fnv1.READY_TRUE
+    serving = superseded(observed, [o.key for o in rendered], replacing=bool(replica.replacing))
+    keep(rsp, serving)
     in_use = claims.still_used(observed, {o.key for o in rendered})
     keep(rsp, in_use)
     kept = (
+        [f"Kept {', '.join(sorted(serving))} (superseded) serving until the new LLMInferenceServices are Ready."]
+        if serving
+        else []
+    )
+    kept += (
         [f"Kept {', '.join(sorted(in_use))} (no longer rendered) while the workload may still use it."]
         if in_use
         else []
@@ -187,7 +199,16 @@ def handle(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
     )
     report(rsp, xr, c)
     sources = sorted(o.key for o in rendered if o.readiness_source)
-    _report_ready(rsp, xr, _ready_condition(sources, observed, [o.key for o in rendered]))
+    ready = _ready_condition(sources, observed, [o.key for o in rendered])
+    if ready.status != "True" and serving and all(is_ready(o) for o in serving.values()):
+        # The superseded objects serve: the replica is available while its new ones come up.
+        ready = Condition(
+            type=names.CONDITION_REPLICA_READY,
+            status="True",
+            reason=names.REASON_REPLACING,
+            message=f"Serving through {', '.join(sorted(serving))} while the new objects come up: {ready.message}",
+        )
+    _report_ready(rsp, xr, ready)
 
 
 def _not_rendered(

@@ -277,6 +277,7 @@ class ClusterSpec(Wire):
 class Condition(Observed):
     type: str
     status: str
+    reason: str | None = None
 
 
 class ClusterStatus(Observed):

@@ -27,11 +27,15 @@ ENGINE_FIELDS: Fields = {
     "copies": None,
     "members": {"role": None, "worker": None, "nodePoolName": None, "deviceRequests": None},
 }
+# spec.replacing: what superseded LLMInferenceServices hold while a rename runs both (charged too)
 IDENTITY_FIELDS: Fields = {
     "metadata": {"name": None, "namespace": None, "labels": None},
-    "spec": {"clusterName": None},
+    "spec": {"clusterName": None, "replacing": {"engines": ENGINE_FIELDS}},
 }
-LEDGER_FIELDS: Fields = {**IDENTITY_FIELDS, "spec": {"clusterName": None, "engines": ENGINE_FIELDS}}
+LEDGER_FIELDS: Fields = {
+    **IDENTITY_FIELDS,
+    "spec": {"clusterName": None, "engines": ENGINE_FIELDS, "replacing": {"engines": ENGINE_FIELDS}},
+}
 
 _DNS = re.compile(DNS_LABEL)
 _ROLES = ("Standalone", "Leader", "Worker")
@@ -162,11 +166,11 @@ def _engine(obj: object, path: str) -> m.PlacedEngine:
     return m.PlacedEngine(name=name, copies=copies, members=members)
 
 
-def ledger_engines(value: object) -> tuple[m.PlacedEngine, ...]:
+def ledger_engines(value: object, path: str = "spec.engines") -> tuple[m.PlacedEngine, ...]:
     """spec.engines as the ledger reads them (ENGINE_FIELDS of each); SpecError names the bad field."""
-    items = _items(value, "spec.engines", least=1, most=8)
-    engines = tuple(_engine(e, f"spec.engines[{i}]") for i, e in enumerate(items))
-    _unique("engine names", [e.name for e in engines], "spec.engines")
+    items = _items(value, path, least=1, most=8)
+    engines = tuple(_engine(e, f"{path}[{i}]") for i, e in enumerate(items))
+    _unique("engine names", [e.name for e in engines], path)
     return engines
 
 
@@ -186,6 +190,10 @@ def parse_ledger_replica(
     cluster_name = _string(spec.get("clusterName", _MISSING), "spec.clusterName", most=253)
     if engines is None:
         engines = ledger_engines(spec.get("engines", _MISSING))
+    replacing: tuple[m.PlacedEngine, ...] = ()
+    if spec.get("replacing") is not None:
+        held = _object(spec["replacing"], "spec.replacing", "Replacing")
+        replacing = ledger_engines(held.get("engines", _MISSING), "spec.replacing.engines")
     return m.ModelReplica(
         namespace=str(meta.get("namespace") or "default"),
         name=str(meta["name"]),
@@ -194,4 +202,5 @@ def parse_ledger_replica(
         index=replica_index(labels.get(LABEL_REPLICA_INDEX)),
         engines=engines,
         labels={k: v for k, v in sorted(labels.items()) if not k.startswith(MACHINERY_PREFIXES)},
+        replacing=replacing,
     )

@@ -30,6 +30,7 @@ from modelplane.api.pod import PodTemplate
 from modelplane.errors import SpecError
 from modelplane.names import (
     API_VERSION,
+    CONDITION_REPLICA_READY,
     KAI_DEFAULT_PRIORITY_CLASS,
     KAI_DEFAULT_QUEUE,
     KIND_REPLICA,
@@ -37,6 +38,7 @@ from modelplane.names import (
     LABEL_DEPLOYMENT,
     LABEL_REPLICA_INDEX,
     LABEL_REVISION,
+    REASON_REPLACING,
     RESERVED_LABEL_PREFIX,
 )
 
@@ -152,6 +154,51 @@ class ReplicaEngine(Wire):
         )
 
 
+class HeldMember(Wire):
+    """A superseded member as the ledger charges it: its pool and devices, no template."""
+
+    role: Literal["Standalone", "Leader", "Worker"] = "Standalone"
+    worker: Worker | None = None
+    node_pool_name: str = Field(min_length=1, max_length=63)
+    device_requests: tuple[ResolvedDeviceRequest, ...] | None = Field(default=None, max_length=16)
+
+    def to_domain(self) -> m.PlacedMember:
+        return m.PlacedMember(
+            role=m.Role(self.role),
+            worker_nodes=worker_nodes(self.role, self.worker),
+            pool=self.node_pool_name,
+            device_requests=tuple(r.to_domain() for r in self.device_requests or ()),
+        )
+
+    @classmethod
+    def from_domain(cls, p: m.PlacedMember) -> HeldMember:
+        return cls(
+            role=p.role.value,
+            worker=Worker(nodes=p.worker_nodes) if p.role is m.Role.WORKER else None,
+            node_pool_name=p.pool,
+            device_requests=tuple(ResolvedDeviceRequest.from_domain(r) for r in p.device_requests) or None,
+        )
+
+
+class HeldEngine(Wire):
+    name: str = Field(min_length=1, max_length=63, pattern=DNS_LABEL)
+    copies: Count = Field(default=1, le=64)
+    members: tuple[HeldMember, ...] = Field(min_length=1, max_length=2)
+
+    def to_domain(self) -> m.PlacedEngine:
+        return m.PlacedEngine(name=self.name, copies=self.copies, members=tuple(x.to_domain() for x in self.members))
+
+    @classmethod
+    def from_domain(cls, e: m.PlacedEngine) -> HeldEngine:
+        return cls(name=e.name, copies=e.copies, members=tuple(HeldMember.from_domain(x) for x in e.members))
+
+
+class Replacing(Wire):
+    """What the LLMInferenceServices a rename supersedes hold while they serve beside the new ones."""
+
+    engines: tuple[HeldEngine, ...] = Field(min_length=1, max_length=8)
+
+
 class ReplicaScheduling(Wire):
     queue: QueueName
     priority_class_name: PriorityClassName | None = None
@@ -170,6 +217,7 @@ class ReplicaSpec(Wire):
     scheduling: ReplicaScheduling = Field(default_factory=lambda: ReplicaScheduling(queue=KAI_DEFAULT_QUEUE))
     kserve: KServe | None = None  # the cluster's, as the scheduler copied it; absent = the newest
     engines: tuple[ReplicaEngine, ...] = Field(min_length=1, max_length=8)
+    replacing: Replacing | None = None
     model_cache_ref: NameRef | None = None  # Modelplane's ModelCache: accepted, no effect here (api.compat)
     crossplane: dict[str, Any] | None = None  # Crossplane's own machinery on observed XRs
 
@@ -220,6 +268,10 @@ def parse_replica(obj: Mapping[str, Any]) -> m.ModelReplica:
         ready=any(c.type == "Ready" and c.status == "True" for c in status.conditions or ()),
         kserve_version=spec.kserve.version if spec.kserve else None,
         revision=labels.get(LABEL_REVISION) or None,
+        replacing=tuple(e.to_domain() for e in spec.replacing.engines) if spec.replacing else (),
+        serving_previous=any(
+            c.type == CONDITION_REPLICA_READY and c.reason == REASON_REPLACING for c in status.conditions or ()
+        ),
     )
 
 
@@ -269,6 +321,9 @@ def replica_manifest(replica: m.ModelReplica) -> dict[str, Any]:
         ),
         kserve=KServe(version=replica.kserve_version) if replica.kserve_version else None,
         engines=tuple(ReplicaEngine.from_domain(e) for e in replica.engines),
+        replacing=Replacing(engines=tuple(HeldEngine.from_domain(e) for e in replica.replacing))
+        if replica.replacing
+        else None,
     )
     labels = {
         **{k: v for k, v in replica.labels.items() if not k.startswith(MACHINERY_PREFIXES)},

@@ -44,13 +44,14 @@ def rollout_text(r: Rollout) -> str:
 
 
 def rollout_line(view: FleetView) -> str:
-    """The rollout's progress while old-revision replicas remain or it is halted; else "".
+    """The rollout's progress while old-revision replicas or superseded objects remain or it is halted; else "".
 
     A deployment coming up for the first time, or whose old replicas are all gone, has nothing to
     tell apart: the table says it, and tables of a fleet at rest stay as they were.
     """
     r = view.rollout
-    return rollout_text(r) if r is not None and (r.updated < r.total or r.status == "False") else ""
+    under_way = r is not None and (r.updated < r.total or r.renaming > 0 or r.status == "False")
+    return rollout_text(r) if r is not None and under_way else ""
 
 
 def cluster_rows(c: ClusterView) -> list[tuple[str, ...]]:

@@ -72,6 +72,7 @@ class Rollout:
     status: str  # of the Progressing condition: "True" | "False" | "Unknown"
     reason: str
     message: str
+    renaming: int = 0  # replicas still serving through the LLMInferenceServices a rename supersedes
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

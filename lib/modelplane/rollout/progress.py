@@ -84,9 +84,14 @@ def progress(
     halted: bool,
     deadline_seconds: int,
     not_ready: Sequence[str],
+    renaming: int = 0,
 ) -> Progress:
-    """The Progressing condition after this reconcile; `not_ready` names desired-revision replicas not Ready."""
-    if counts.updated == desired == counts.total and counts.available == desired:
+    """The Progressing condition after this reconcile; `not_ready` names desired-revision replicas not Ready.
+
+    `renaming` counts replicas still serving through superseded objects: the rollout is not complete
+    until their new ones are Ready too.
+    """
+    if counts.updated == desired == counts.total and counts.available == desired and not renaming:
         message = f"All {desired} replicas run revision {revision} and are available."
         return Progress(status="True", reason=names.REASON_ROLLOUT_COMPLETE, message=message)
     if halted:

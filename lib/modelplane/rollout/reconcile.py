@@ -4,6 +4,14 @@ The scheduler says where replicas should be; `step` says how much of that happen
 the step leaves alone come back exactly as observed (their old revision, their old placement), so
 their desired state does not change by a byte; every other desired replica renders the current
 revision. Replicas from before revisions were recorded (no revision label) are taken as current.
+
+Every update renames a replica's LLMInferenceServices (the revision is part of their names). Before
+placing anything, each Ready old replica that stays in its pools asks the ledger for room to run
+its new objects beside the old ones; reserved (while a surge slot is free), its desired
+ModelReplica carries `replacing`, the engines of the old objects, which the ModelReplica handler
+keeps serving until the new ones are Ready and every ledger charges meanwhile. The deployment
+drops `replacing` once the replica is Ready through its new objects; a replica changed again
+before that is updated without it (its superseded objects go at once), within the budget.
 """
 
 from __future__ import annotations
@@ -13,15 +21,15 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from modelplane.devices import DeviceMatcher
-from modelplane.model import Cluster, Deployment, ModelReplica
+from modelplane.model import Cluster, Deployment, ModelReplica, PlacedEngine, PlacedMember
 from modelplane.rollout.budget import Budget, resolve_budget
 from modelplane.rollout.progress import Counts, Observed, Progress, halted, progress
 from modelplane.rollout.revision import revision
-from modelplane.rollout.step import Fate, Replica, Step, step, wanted_new
+from modelplane.rollout.step import Fate, Replica, Step, step, surge_slots, wanted_new
 from modelplane.scheduler import RemovedReplica, ScheduleResult, schedule
 from modelplane.scheduler.arbitrate import yielded
 from modelplane.scheduler.retain import REASON_SCALED_DOWN
-from modelplane.scheduler.schedule import GONE_REASONS, split_own
+from modelplane.scheduler.schedule import GONE_REASONS, Room, split_own
 from modelplane.scheduler.unreadable import Unreadable
 
 # An old replica above spec.replicas while new-revision replicas surge in: a successor stands in for it.
@@ -36,6 +44,7 @@ class Reconciled:
     replicas: tuple[ModelReplica, ...]  # the desired replicas, by (cluster, index)
     as_observed: frozenset[str]  # desired replicas re-emitted exactly as observed
     updated: frozenset[str]  # old replicas moved to the current revision in place
+    surged: frozenset[str]  # of `updated`, those whose old objects serve until the new ones are Ready
     removed: tuple[RemovedReplica, ...]  # replicas removed by this reconcile
     waiting: tuple[RemovedReplica, ...]  # replicas the scheduler wants gone, kept for now
     progress: Progress
@@ -55,6 +64,26 @@ def _fate(name: str, kept: frozenset[str], removed: dict[str, str], *, current: 
     return Fate.GONE if reason in GONE_REASONS or not reason else Fate.MOVE
 
 
+def held(engines: tuple[PlacedEngine, ...]) -> tuple[PlacedEngine, ...]:
+    """What the ledger charges of `engines`: pools, devices and sizes, no templates."""
+    return tuple(
+        PlacedEngine(
+            name=e.name,
+            copies=e.copies,
+            members=tuple(
+                PlacedMember(role=m.role, worker_nodes=m.worker_nodes, pool=m.pool, device_requests=m.device_requests)
+                for m in e.members
+            ),
+        )
+        for e in engines
+    )
+
+
+def _renaming(r: ModelReplica, *, current: bool) -> bool:
+    """Whether the replica's rename is under way: its old objects serve until the new ones are Ready."""
+    return bool(r.replacing) and current and (r.serving_previous or not r.ready)
+
+
 def reconcile(
     deployment: Deployment,
     clusters: Sequence[Cluster],
@@ -71,8 +100,14 @@ def reconcile(
     rev = revision(deployment)
     budget = resolve_budget(deployment.rollout, deployment.replicas)
     ours, _ = split_own(deployment, sorted(replicas, key=lambda r: (r.namespace, r.name)), composed)
+    current = {r.name for r in ours if r.revision in (rev, None)}
+    # A rename that is done (Ready through its new objects) no longer holds its old ones: the
+    # ModelReplica handler let them go, so this reconcile neither charges nor keeps them.
+    done = {r.name for r in ours if r.replacing and r.name in current and not _renaming(r, current=True)}
+    if done:
+        replicas = [replace(r, replacing=()) if r.name in done and r in ours else r for r in replicas]
+        ours = [replace(r, replacing=()) if r.name in done else r for r in ours]
     own = {r.name: r for r in ours}
-    current = {n for n, r in own.items() if r.revision in (rev, None)}
     before = Counts(updated=len(current), available=sum(r.ready for r in own.values()), total=len(own))
     stop = halted(
         revision=rev,
@@ -85,11 +120,27 @@ def reconcile(
     frozen = stop or deployment.rollout.paused
     fleet: list[Replica] = []
 
-    def new_count(kept: frozenset[str], removed: Sequence[RemovedReplica]) -> int:
+    def new_count(kept: frozenset[str], removed: Sequence[RemovedReplica], room: Room) -> int:
         reasons = {x.name: x.reason for x in removed}
+        fates = {n: _fate(n, kept, reasons, current=n in current) for n in own}
+        renaming = {n for n, r in own.items() if _renaming(r, current=n in current)}
+        base = [Replica(name=n, current=n in current, ready=r.ready, fate=fates[n]) for n, r in own.items()]
+        # Old replicas that must leave their pools need successors first: they take the surge before renames.
+        moving = sum(1 for n in own if fates[n] is Fate.MOVE and n not in current)
+        slots = surge_slots(replicas=deployment.replicas, budget=budget, fleet=base) - len(renaming) - moving
+        reserved: set[str] = set()
+        waits: set[str] = set()
+        for n, r in sorted(own.items()):
+            # A replica changed again mid-rename is updated plainly: what it replaces is not what serves.
+            if frozen or budget.surge == 0 or n in current or not r.ready or fates[n] is not Fate.KEEP or r.replacing:
+                continue
+            if slots > 0 and room(n):
+                reserved.add(n)
+                slots -= 1
+            elif room(n, reserve=False):
+                waits.add(n)
         fleet.extend(
-            Replica(name=n, current=n in current, ready=r.ready, fate=_fate(n, kept, reasons, current=n in current))
-            for n, r in own.items()
+            replace(x, room=x.name in reserved, waits=x.name in waits, replacing=x.name in renaming) for x in base
         )
         return wanted_new(replicas=deployment.replicas, budget=budget, frozen=frozen, fleet=fleet)
 
@@ -111,15 +162,17 @@ def reconcile(
     placed = min(deployment.replicas, max(placed, result.diagnosis.placed))  # surge is not over-placement
     result = replace(result, diagnosis=replace(result.diagnosis, placed=placed))
     desired, as_observed = _desired(result, own, current, decided, rev)
+    down = decided.update - decided.surge
     leaving = _replaced(
         result.removed, own, current, stand_ins=min(budget.surge, sum(r.revision == rev for r in desired))
     )
     counts = Counts(
         updated=sum(r.revision == rev for r in desired),
-        available=sum(r.ready and r.name not in decided.update for r in desired),
+        available=sum(r.ready and r.name not in down for r in desired),
         total=len(desired),
     )
-    not_ready = [r.name for r in desired if r.revision == rev and (not r.ready or r.name in decided.update)]
+    renaming = [r.name for r in desired if r.revision == rev and r.replacing]
+    not_ready = [r.name for r in desired if r.revision == rev and (not r.ready or r.name in down or r.replacing)]
     return Reconciled(
         revision=rev,
         budget=budget,
@@ -127,6 +180,7 @@ def reconcile(
         replicas=desired,
         as_observed=as_observed,
         updated=decided.update,
+        surged=decided.surge,
         removed=tuple(x for x in leaving if x.name in decided.remove or x.name not in own),
         waiting=tuple(x for x in leaving if x.name in own and x.name not in decided.remove),
         progress=progress(
@@ -137,6 +191,7 @@ def reconcile(
             halted=stop,
             deadline_seconds=deployment.rollout.progress_deadline_seconds,
             not_ready=not_ready,
+            renaming=len(renaming),
         ),
         counts=counts,
     )
@@ -170,9 +225,18 @@ def _desired(
             as_observed.add(r.name)
             out.append(observed if observed is not None else r)
         else:
-            out.append(replace(r, revision=rev))
+            out.append(replace(r, revision=rev, replacing=_replacing(observed, r.name, current, decided)))
     for x in result.removed:
         if x.name in own and x.name not in decided.remove:
             as_observed.add(x.name)
             out.append(own[x.name])
     return tuple(sorted(out, key=lambda r: (r.cluster, r.index, r.name))), frozenset(as_observed)
+
+
+def _replacing(observed: ModelReplica | None, name: str, current: set[str], decided: Step) -> tuple[PlacedEngine, ...]:
+    """The superseded engines a desired replica keeps: its old ones when its rename starts or runs on."""
+    if observed is None:
+        return ()
+    if name in decided.surge:
+        return held(observed.engines)
+    return observed.replacing if _renaming(observed, current=name in current) else ()

@@ -19,6 +19,12 @@ were placed, what happens to the replicas that already exist. The rules, with N 
 - Scale-down (`SCALE_DOWN`) removes Ready replicas within the budget, not-Ready ones at once.
   Yielding an overcommitted pool (`YIELD`) is bounded per reconcile too, but not by the Ready
   floor: not every replica sharing those nodes can really run, so its Ready proves little.
+- Renames within a replica: updating a replica renames its LLMInferenceServices. Where its pools
+  have room for the new ones beside the old (`room`, reserved in the ledger), the old ones serve
+  until the new ones are Ready: not a disruption, but the second copy takes a surge slot (as does
+  a rename still under way, `replacing`), so at most maxSurge run at once and never with maxSurge
+  0. A Ready replica that has room but no free slot (`waits`) is not taken down: it waits for a
+  slot. Without room, the update is a disruption like any other.
 - Frozen (paused, or halted past its progress deadline): no old replica is updated, replaced or
   removed; moves and scale-down of current replicas go on.
 """
@@ -48,12 +54,27 @@ class Replica:
     current: bool  # renders the desired revision
     ready: bool  # observed Ready
     fate: Fate = Fate.KEEP
+    room: bool = False  # an old replica whose pools hold its renamed objects beside the old: reserved
+    waits: bool = False  # an old replica with room but no surge slot free: it waits rather than go down
+    replacing: bool = False  # its rename is under way: the old objects serve until the new ones are Ready
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Step:
     update: frozenset[str] = frozenset()  # old replicas updated in place this reconcile
     remove: frozenset[str] = frozenset()  # replicas removed this reconcile
+    surge: frozenset[str] = frozenset()  # of `update`, those whose old objects serve until the new are Ready
+
+
+def _surging(r: Replica, *, frozen: bool) -> bool:
+    """Whether this reconcile updates `r` with its old objects serving until the new ones are Ready."""
+    return r.room and r.ready and not r.current and r.fate is Fate.KEEP and not frozen
+
+
+def surge_slots(*, replicas: int, budget: Budget, fleet: Sequence[Replica]) -> int:
+    """Second copies (renames under way) that may still start: replicas above spec.replicas count too."""
+    total = sum(1 for r in fleet if r.fate is not Fate.GONE)
+    return max(0, replicas + budget.surge - total - sum(r.replacing for r in fleet))
 
 
 def _count(fleet: Iterable[Replica], *, fate: Fate, current: bool | None = None, ready: bool | None = None) -> int:
@@ -66,13 +87,14 @@ def _count(fleet: Iterable[Replica], *, fate: Fate, current: bool | None = None,
 
 def wanted_new(*, replicas: int, budget: Budget, frozen: bool, fleet: Sequence[Replica]) -> int:
     """How many new-revision replicas to place this reconcile (the scheduler may place fewer)."""
-    total = sum(1 for r in fleet if r.fate is not Fate.GONE)
+    surging = sum(_surging(r, frozen=frozen) for r in fleet)
     missing = replicas - _count(fleet, fate=Fate.KEEP, current=True)
     if frozen:
         missing -= _count(fleet, fate=Fate.KEEP, current=False) + _count(fleet, fate=Fate.MOVE, current=False)
     else:
         missing -= _count(fleet, fate=Fate.KEEP, current=False, ready=False)  # updated in place at no cost
-    room = max(0, replicas + budget.surge - total)
+        missing -= surging  # renamed beside their old objects
+    room = max(0, surge_slots(replicas=replicas, budget=budget, fleet=fleet) - surging)
     moves = _count(fleet, fate=Fate.MOVE, current=True)
     return max(0, min(missing, room + moves))
 
@@ -81,7 +103,8 @@ def step(*, replicas: int, budget: Budget, frozen: bool, fleet: Sequence[Replica
     """What happens to each existing replica, given `placed` new ones were just placed."""
     ordered = sorted(fleet, key=lambda r: r.name)
     remove = {r.name for r in ordered if r.fate is Fate.GONE}
-    update: set[str] = set()
+    surge = {r.name for r in ordered if _surging(r, frozen=frozen)}
+    update: set[str] = set(surge)
     for r in ordered:
         if r.ready or r.fate is Fate.GONE or (frozen and not r.current):
             continue
@@ -117,7 +140,7 @@ def step(*, replicas: int, budget: Budget, frozen: bool, fleet: Sequence[Replica
             disrupt(r, successor_ready=True, into=remove)
     if frozen:
         return Step(update=frozenset(update), remove=frozenset(remove))
-    old = [r for r in live if not r.current and r.fate in (Fate.KEEP, Fate.MOVE)]
+    old = [r for r in live if not r.current and r.fate in (Fate.KEEP, Fate.MOVE) and r.name not in surge]
     old.sort(key=lambda r: (r.fate is not Fate.MOVE, r.name))  # those that cannot stay go first
     for r in old:
         if staying > replicas:  # a surge successor exists for it: make before break
@@ -125,5 +148,6 @@ def step(*, replicas: int, budget: Budget, frozen: bool, fleet: Sequence[Replica
     covered = max(0, staying - replicas)  # old replicas a placed successor will still replace
     uncovered = [r for r in old if r.name not in remove][covered:]
     for r in uncovered:
-        disrupt(r, successor_ready=False, into=update if r.fate is Fate.KEEP else remove)
-    return Step(update=frozenset(update), remove=frozenset(remove))
+        if not (r.waits and r.fate is Fate.KEEP):
+            disrupt(r, successor_ready=False, into=update if r.fate is Fate.KEEP else remove)
+    return Step(update=frozenset(update), remove=frozenset(remove), surge=frozenset(surge))

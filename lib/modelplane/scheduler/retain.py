@@ -96,7 +96,7 @@ def charge_kept(ledger: Ledger, kept: Sequence[Kept]) -> tuple[list[Kept], list[
     kept = [k for k in kept if not k.held]
     olds: list[Mapping[str, PoolCharge]] = [k.observed.charges_by_pool() for k in kept]
     news: list[Mapping[str, PoolCharge]] = [cost_by_pool(k.options) for k in kept]
-    floors = [_floor(old, new) for old, new in zip(olds, news, strict=True)]
+    floors = [overlap(old, new) for old, new in zip(olds, news, strict=True)]
     for k, floor in zip(kept, floors, strict=True):
         ledger.charge(k.cluster.name, floor)
     staying: list[Kept] = list(holding)
@@ -112,8 +112,11 @@ def charge_kept(ledger: Ledger, kept: Sequence[Kept]) -> tuple[list[Kept], list[
     return staying, dropped
 
 
-def _floor(old: Mapping[str, PoolCharge], new: Mapping[str, PoolCharge]) -> dict[str, PoolCharge]:
-    """Per pool, what the replica holds both before and after: the smaller node count, the common groups."""
+def overlap(old: Mapping[str, PoolCharge], new: Mapping[str, PoolCharge]) -> dict[str, PoolCharge]:
+    """Per pool, what the replica holds both before and after: the smaller node count, the common groups.
+
+    It is also what running both at once costs beyond the larger of the two, which the ledger holds.
+    """
     floor: dict[str, PoolCharge] = {}
     for pool, charge in new.items():
         was = old.get(pool, PoolCharge())

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from types import MappingProxyType
+from typing import Protocol
 
 from modelplane import names
 from modelplane.devices import DeviceMatcher
@@ -39,6 +40,7 @@ from modelplane.scheduler.retain import (
     Kept,
     charge_kept,
     hold,
+    overlap,
     pinned_options,
 )
 from modelplane.scheduler.scale_down import scale_down
@@ -68,8 +70,10 @@ def schedule(
     never kept); None decides by the deployment label alone.
 
     Rollouts (modelplane.rollout) use the rest. `stale` names own replicas not at the deployment's
-    revision: scale-down takes them first. `new_count`, given the names of the replicas kept and
-    the removed ones, says how many new replicas to place (by default: the shortfall). Removed
+    revision: scale-down takes them first. `new_count`, given the names of the replicas kept, the
+    removed ones and a `Room` to reserve a kept replica's second copy (the new LLMInferenceServices
+    of a rename, beside the old ones), says how many new replicas to place (by default: the
+    shortfall); what it reserves is charged before any placement. Removed
     replicas that are Ready stay charged to the ledger (make-before-break: they may keep running
     until a successor is Ready), unless their cluster is gone or refuses them; a kept replica is
     charged at the larger of its observed and its new cost, since it may keep rendering the former.
@@ -145,7 +149,22 @@ def schedule(
             ledger.charge(k.cluster.name, {p: c.beyond(new_cost.get(p)) for p, c in old_cost.items()})
     retained = [_retained(deployment, k) for k in kept]
     shortfall = max(deployment.replicas - len(retained), 0)
-    count = shortfall if new_count is None else new_count(frozenset(k.observed.name for k in kept), tuple(removed))
+    kept_by_name = {k.observed.name: k for k in kept if not k.held}
+
+    def room(name: str, *, reserve: bool = True) -> bool:
+        k = kept_by_name.get(name)
+        if k is None:
+            return False
+        both = overlap(k.observed.charges_by_pool(), cost_by_pool(k.options))  # beyond what the ledger holds
+        if not ledger.fits(k.cluster.name, both):
+            return False
+        if reserve:
+            ledger.charge(k.cluster.name, both)
+        return True
+
+    count = (
+        shortfall if new_count is None else new_count(frozenset(k.observed.name for k in kept), tuple(removed), room)
+    )
 
     # Filter, score, bind the shortfall. Indexes of replicas removed here stay unused this call, so
     # a re-placed replica gets a new name and `created` never overlaps `removed`; so do indexes of
@@ -204,7 +223,13 @@ def schedule(
     )
 
 
-NewCount = Callable[[frozenset[str], Sequence[RemovedReplica]], int]
+class Room(Protocol):
+    """Whether kept replica `name`'s pools hold a second copy of it beside the first; reserved unless told not."""
+
+    def __call__(self, name: str, *, reserve: bool = True) -> bool: ...
+
+
+NewCount = Callable[[frozenset[str], Sequence[RemovedReplica], Room], int]
 # Reasons a replica leaves without holding anything: its cluster is gone, it duplicates another, or
 # its cluster refuses its namespace (the ModelReplica handler then renders nothing there).
 GONE_REASONS = frozenset({REASON_CLUSTER_DELETED, REASON_DUPLICATE, REASON_NAMESPACE_NOT_ADMITTED})

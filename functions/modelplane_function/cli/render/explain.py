@@ -40,6 +40,8 @@ def _table(rows: Sequence[Sequence[str]]) -> list[str]:
 def _state(rolled: Reconciled, name: str) -> str:
     if name in rolled.schedule.created:
         return "new"
+    if name in rolled.surged:
+        return "replacing"  # updated, its old objects serving until the new ones are Ready
     if name in rolled.updated:
         return "updated"
     if any(w.name == name for w in rolled.waiting):
@@ -164,6 +166,7 @@ def rollout_of(rolled: Reconciled, desired: int) -> fleet.Rollout:
         status=rolled.progress.status,
         reason=rolled.progress.reason,
         message=rolled.progress.message,
+        renaming=sum(bool(r.replacing) for r in rolled.replicas),
     )
 
 
