@@ -204,7 +204,7 @@ CASES = [
                         {
                             "cluster": "b",
                             "reason": "did not match clusterSelector",
-                            "detail": "cluster labels do not satisfy clusterSelector",
+                            "detail": "labels region=us; wants region=eu",
                             "also": [{"reason": KAI_REASON, "detail": f"{OTHER_QUEUE_ON_B}: {ALLOWED_ON_A}"}],
                         },
                     ],

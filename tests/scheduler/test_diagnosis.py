@@ -228,7 +228,7 @@ CASES = [
             summary="0/1 clusters are available: 1 did not match clusterSelector.",
             failures={
                 "a": (
-                    ("did not match clusterSelector", "cluster labels do not satisfy clusterSelector"),
+                    ("did not match clusterSelector", "labels region=us; wants region=eu"),
                     TAINTED,
                     NO_DEVICES,
                 )

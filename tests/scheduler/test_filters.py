@@ -99,7 +99,7 @@ CASES = [
             details={
                 "a-down": "cluster is not Ready",
                 "b-closed": "namespace team-a is not in allowedNamespaces or allowedNamespaceSelector",
-                "c-us": "cluster labels do not satisfy clusterSelector",
+                "c-us": "labels region=us; wants region=eu",
                 "d-tainted": "untolerated maintenance:NoSchedule",
                 "e-h100": (
                     "engine main: member Standalone device request gpu: no device passes selector 1 "
@@ -163,8 +163,8 @@ CASES = [
             created=("a/0", "d/0"),
             message="Scheduled 2 of 2 replicas.",
             details={
-                "b": "cluster labels do not satisfy clusterSelector",
-                "c": "cluster labels do not satisfy clusterSelector",
+                "b": "labels tier=bronze; wants tier in (gold,silver),!quarantine",
+                "c": "labels quarantine=true,tier=silver; wants tier in (gold,silver),!quarantine",
             },
         ),
     ),
