@@ -7,6 +7,7 @@ asking once two consecutive answers are equal).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from crossplane.function import response
@@ -96,7 +97,9 @@ def _stamped(
     def with_stamps(struct: struct_pb2.Struct) -> ModelReplica | None:
         if _refused(struct):
             return None
-        return stamped(read(struct), project(struct, _STAMPS).get("metadata") or {})
+        replica = stamped(read(struct), project(struct, _STAMPS).get("metadata") or {})
+        # Whether another deployment's replica serves decides which replicas may move (displace.py).
+        return replace(replica, ready=True) if not replica.ready and _ready(struct) else replica
 
     return with_stamps
 
@@ -207,19 +210,27 @@ def _cluster_of(struct: struct_pb2.Struct) -> str:
     return _string(struct, "metadata", "labels", names.LABEL_CLUSTER) or _string(struct, "spec", "clusterName") or ""
 
 
-def _refused(struct: struct_pb2.Struct) -> bool:
-    """Whether the replica's own handler reports that its cluster does not admit its namespace."""
+def _ready(struct: struct_pb2.Struct) -> bool:
+    """Whether the replica's Ready condition is True, as its handler reports it."""
+    return _has_condition(struct, ("Ready", "True"))
+
+
+def _has_condition(struct: struct_pb2.Struct, wanted: tuple[str, ...]) -> bool:
+    """Whether status.conditions holds one whose (type, status[, reason]) are `wanted`."""
     status = struct.fields.get("status")  # .get: bracket access would insert the key
     conditions = status.struct_value.fields.get("conditions") if status is not None else None
     if conditions is None or conditions.WhichOneof("kind") != "list_value":
         return False
-    refused = (names.CONDITION_REPLICA_RENDERED, "False", names.REASON_NAMESPACE_NOT_ADMITTED)
+    fields = ("type", "status", "reason")[: len(wanted)]
     return any(
-        c.WhichOneof("kind") == "struct_value"
-        and (_string(c.struct_value, "type"), _string(c.struct_value, "status"), _string(c.struct_value, "reason"))
-        == refused
+        c.WhichOneof("kind") == "struct_value" and tuple(_string(c.struct_value, f) for f in fields) == wanted
         for c in conditions.list_value.values
     )
+
+
+def _refused(struct: struct_pb2.Struct) -> bool:
+    """Whether the replica's own handler reports that its cluster does not admit its namespace."""
+    return _has_condition(struct, (names.CONDITION_REPLICA_RENDERED, "False", names.REASON_NAMESPACE_NOT_ADMITTED))
 
 
 def _string(struct: struct_pb2.Struct, *path: str) -> str | None:

@@ -1,0 +1,130 @@
+"""Other deployments' demand over real gRPC: room held for larger ones, and moves that make room.
+
+The fleet: cluster a has one 8x H100 node, cluster b one 8x A100 node. `big` needs eight H100s
+(only a fits it); `small` needs any one GPU. Each deployment reads every ModelDeployment through
+the `deployments` requirement; without an answer it schedules as if alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from modelplane.names import replica_name
+
+from .conftest import as_dict
+from .factories import cluster, deployment, request, resolved, with_ready
+from .wants import replica
+
+ANY_GPU = 'device.driver == "gpu.nvidia.com"'
+FLEET = [cluster("a", nodes=1), cluster("b", nodes=1, product="A100")]
+BIG = deployment(name="big", gpus=8)
+SMALL = deployment(name="small", namespace="team-b", cel=ANY_GPU)
+SMALL_ON_A = with_ready(replica("a", deployment="small", namespace="team-b", cel=ANY_GPU))
+BROKEN = {**deployment(name="broken"), "spec": {"replicas": "many"}}
+
+
+def key(cluster_name: str) -> str:
+    return f"replica-{cluster_name}-0"
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    xr: Mapping[str, Any]
+    deployments: Sequence[Mapping[str, Any]] | None  # None: the requirement is not answered
+    want_replicas: tuple[str, ...]  # composition keys of the desired ModelReplicas
+    want_events: tuple[tuple[str, str], ...]  # (reason, message) of every Normal event
+    want_scheduled: str  # the ReplicasScheduled message
+    fleet: Sequence[Mapping[str, Any]] = field(default_factory=lambda: FLEET)
+    replicas: Sequence[Mapping[str, Any]] = ()
+    observed: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+SMALL_B = replica_name("small", "b", 0)
+SMALL_A = replica_name("small", "a", 0)
+CASES = [
+    Case(
+        "a small deployment leaves the only H100 node to the larger Hopper-only one",
+        SMALL,
+        [SMALL, BIG],
+        (key("b"),),
+        (("ReplicasPlaced", f"Placed 1 new replica: {SMALL_B} on b."),),
+        "Scheduled 1 of 1 replicas.",
+    ),
+    Case(
+        "without the deployments answered it schedules as if alone",
+        SMALL,
+        None,
+        (key("a"),),
+        (("ReplicasPlaced", f"Placed 1 new replica: {SMALL_A} on a."),),
+        "Scheduled 1 of 1 replicas.",
+    ),
+    Case(
+        "a deployment that cannot be read states no demand and stops nothing",
+        SMALL,
+        [SMALL, BROKEN],
+        (key("a"),),
+        (("ReplicasPlaced", f"Placed 1 new replica: {SMALL_A} on a."),),
+        "Scheduled 1 of 1 replicas.",
+    ),
+    Case(
+        "held room leaves it unplaced, and the condition says for whom",
+        SMALL,
+        [SMALL, BIG],
+        (),
+        (),
+        "Scheduled 0 of 1 replicas; 0/1 clusters are available for the rest: 1 had no pool with enough free "
+        "nodes. Room is held first for the missing replicas of deployments with more GPUs per replica: "
+        "team-a/big (1).",
+        fleet=[cluster("a", nodes=1)],
+    ),
+    Case(
+        "a Ready replica on the only fit of blocked demand gets a successor, and stays until it is Ready",
+        SMALL,
+        [SMALL, BIG],
+        (key("a"), key("b")),
+        (
+            ("ReplicasPlaced", f"Placed 1 new replica: {SMALL_B} on b."),
+            (
+                "MakingRoom",
+                f"Moving 1 replica to make room for unplaced demand of other deployments: {SMALL_A} off a/pool "
+                "for team-a/big. Each leaves once its successor elsewhere is Ready.",
+            ),
+        ),
+        "Scheduled 1 of 1 replicas.",
+        replicas=[SMALL_ON_A],
+        observed={key("a"): SMALL_ON_A},
+    ),
+    Case(
+        "the blocked deployment says which replica it waits for",
+        BIG,
+        [SMALL, BIG],
+        (),
+        (
+            (
+                "WaitingForRoom",
+                "Waiting for 1 replica of other deployments to move and make room: team-b/small#0 off a/pool.",
+            ),
+        ),
+        "Scheduled 0 of 1 replicas; 0/2 clusters are available for the rest: 1 had no pool matching an engine's "
+        "devices, 1 had no pool with enough free nodes.",
+        replicas=[SMALL_ON_A],
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_fleet_demand(run_function, case: Case) -> None:
+    required: dict[str, list[Mapping[str, Any]]] = resolved(clusters=case.fleet, replicas=case.replicas)
+    if case.deployments is not None:
+        required["deployments"] = list(case.deployments)
+    if case.xr is SMALL:
+        required["namespace"] = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-b"}}]
+    got = as_dict(run_function(request(case.xr, observed=case.observed, required=required)))
+    replicas = tuple(sorted(k for k in got["desired"].get("resources", {}) if k.startswith("replica-")))
+    events = tuple((r["reason"], r["message"]) for r in got.get("results", []) if r["severity"] == "SEVERITY_NORMAL")
+    (scheduled,) = (c["message"] for c in got["conditions"] if c["type"] == "ReplicasScheduled")
+    assert (replicas, events, scheduled) == (case.want_replicas, case.want_events, case.want_scheduled)
