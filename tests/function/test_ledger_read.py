@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -30,7 +31,8 @@ def test_composed_replicas_are_skipped_and_every_other_one_is_read_for_the_ledge
         k for k, r in full.items() if (r.namespace, r.deployment) == (c.deployment.namespace, c.deployment.name)
     )
     got = requirements.replicas(req, skip=ours)
-    want = {k: ledger_part(r) for k, r in full.items() if k not in ours}
+    # and, for moves (scheduler/displace.py), whether each one is Ready
+    want = {k: replace(ledger_part(r), ready=r.ready) for k, r in full.items() if k not in ours}
     assert (len(ours), len(want) >= 200, got) == (4, True, (want, {}))
 
 
