@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
