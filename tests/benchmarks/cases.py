@@ -90,7 +90,12 @@ class Case:
     def cold_request(self) -> fnv1.RunFunctionRequest:
         fleet = self.world.fleet
         return rpc.request(
-            self.xr, observed={}, clusters=fleet.clusters, replicas=fleet.replicas, namespace=fleet.namespace
+            self.xr,
+            observed={},
+            clusters=fleet.clusters,
+            replicas=fleet.replicas,
+            namespace=fleet.namespace,
+            deployments=fleet.deployments,
         )
 
     def steady_request(self) -> fnv1.RunFunctionRequest:
@@ -101,6 +106,7 @@ class Case:
             clusters=fleet.clusters,
             replicas=[*fleet.replicas, *self.own_wire.values()],
             namespace=fleet.namespace,
+            deployments=fleet.deployments,
         )
 
 

@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from tests.benchmarks.shapes import API, GPU_DRIVER, NIC_DRIVER, PLACED, Shape, ready_condition, replica
+from tests.benchmarks.shapes import API, GPU_DRIVER, NIC_DRIVER, PLACED, Shape, deployment, ready_condition, replica
 
 REGIONS = ("us-east", "us-west", "eu-west", "eu-central", "ap-south")
 TIERS = ("prod", "prod", "staging", "batch")
@@ -87,6 +87,7 @@ class Fleet:
     clusters: tuple[dict[str, Any], ...]
     replicas: tuple[dict[str, Any], ...]  # existing ModelReplicas of other deployments
     namespace: dict[str, Any]  # the Namespace of the benchmarked deployment
+    deployments: tuple[dict[str, Any], ...] = ()  # the ModelDeployments of those replicas, each fully placed
 
 
 # --- clusters -----------------------------------------------------------------------------------
@@ -193,12 +194,15 @@ def generate(*, clusters: int, pools: int = 8, existing: int = 0, seed: int = 0)
     replicas: list[dict[str, Any]] = []
     next_index: dict[tuple[str, str], int] = {}
     dep_no = 0
+    deployments: list[dict[str, Any]] = []
     while len(replicas) < existing:
         shape = rng.choice(list(Shape))
         dep, namespace = f"model-{dep_no:05d}", f"team-{dep_no % 40:02d}"
         dep_no += 1
         copies = rng.randint(1, 2)
-        for _ in range(min(rng.randint(1, 20), existing - len(replicas))):
+        count = min(rng.randint(1, 20), existing - len(replicas))
+        deployments.append(deployment(shape, replicas=count, name=dep, namespace=namespace))
+        for _ in range(count):
             for _attempt in range(50):
                 c = rng.randrange(clusters)
                 chosen = _pick_pools(rng, layouts[c], free[c], shape, copies)
@@ -216,4 +220,6 @@ def generate(*, clusters: int, pools: int = 8, existing: int = 0, seed: int = 0)
                 )
             )
     namespace_obj = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "bench", "labels": {}}}
-    return Fleet(clusters=tuple(objs), replicas=tuple(replicas), namespace=namespace_obj)
+    return Fleet(
+        clusters=tuple(objs), replicas=tuple(replicas), namespace=namespace_obj, deployments=tuple(deployments)
+    )

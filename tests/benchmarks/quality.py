@@ -23,7 +23,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -100,6 +100,7 @@ def _reconcile_all(
     *,
     matcher: DeviceMatcher,
     known: Sequence[Deployment],
+    check: Check | None = None,
 ) -> bool:
     """One reconcile of each deployment in `order`; whether anything changed. New replicas start not Ready."""
     changed = False
@@ -119,10 +120,18 @@ def _reconcile_all(
         after = [replace(r, ready=before[r.name].ready if r.name in before else False) for r in done.replicas]
         changed |= [r.name for r in after] != [r.name for r in own]
         fleet[i] = after
+        if check is not None:
+            check(deployments[i], own, after, [r for rs in fleet.values() for r in rs])
     return changed
 
 
-def run_plan(scenario: Scenario, order: Sequence[int], *, settle: bool = True, foresee: bool = True) -> Plan:
+# Called after each reconcile with (the deployment, its replicas before, after, the whole fleet after).
+Check = Callable[[Deployment, Sequence[ModelReplica], Sequence[ModelReplica], Sequence[ModelReplica]], None]
+
+
+def run_plan(
+    scenario: Scenario, order: Sequence[int], *, settle: bool = True, foresee: bool = True, check: Check | None = None
+) -> Plan:
     """Place the demand in `order`, each deployment seeing every replica placed before it.
 
     As a control plane does, every deployment then keeps reconciling, and what it created becomes
@@ -134,10 +143,12 @@ def run_plan(scenario: Scenario, order: Sequence[int], *, settle: bool = True, f
     fleet: dict[int, list[ModelReplica]] = {}
     for n, i in enumerate(order):
         arrived = deployments if foresee else [deployments[j] for j in order[: n + 1]]
-        _reconcile_all(deployments, scenario.clusters, fleet, [i], matcher=matcher, known=arrived)
+        _reconcile_all(deployments, scenario.clusters, fleet, [i], matcher=matcher, known=arrived, check=check)
     for _ in range(MAX_ROUNDS if settle else 0):
         fleet = {i: [replace(r, ready=True) for r in rs] for i, rs in fleet.items()}
-        if not _reconcile_all(deployments, scenario.clusters, fleet, order, matcher=matcher, known=deployments):
+        if not _reconcile_all(
+            deployments, scenario.clusters, fleet, order, matcher=matcher, known=deployments, check=check
+        ):
             break
     placed = [r for rs in fleet.values() for r in rs]
     return _plan(scenario, placed)

@@ -43,13 +43,20 @@ def request(
     clusters: Sequence[Mapping[str, Any]],
     replicas: Sequence[Mapping[str, Any]],
     namespace: Mapping[str, Any],
+    deployments: Sequence[Mapping[str, Any]] = (),
 ) -> fnv1.RunFunctionRequest:
-    """A resolved ModelDeployment request, as Crossplane builds it."""
+    """A resolved ModelDeployment request, as Crossplane builds it (`deployments`: the others; the XR is added)."""
     req = fnv1.RunFunctionRequest(meta=fnv1.RequestMeta(tag="bench", capabilities=CAPABILITIES))
     req.observed.composite.resource.CopyFrom(_struct(xr))
     for key, obj in sorted(observed.items()):
         req.observed.resources[key].resource.CopyFrom(_struct(obj))
-    for name, objs in (("clusters", clusters), ("replicas", replicas), ("namespace", [namespace])):
+    answers = (
+        ("clusters", clusters),
+        ("replicas", replicas),
+        ("namespace", [namespace]),
+        ("deployments", [*deployments, xr]),
+    )
+    for name, objs in answers:
         items = req.required_resources[name]
         for obj in objs:
             items.items.add().resource.CopyFrom(_struct(obj))
