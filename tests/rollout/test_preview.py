@@ -9,7 +9,7 @@ from modelplane.model import Cluster, ModelReplica, RolloutStrategy, TaintEffect
 from modelplane.rollout import Observed, revision
 from modelplane.rollout.preview import End, Preview, Removal, Round, preview
 from modelplane.rollout.reconcile import REASON_REPLACED
-from modelplane.scheduler.retain import REASON_CLUSTER_DELETED, REASON_NO_EXECUTE_TAINT
+from modelplane.scheduler.retain import REASON_CLUSTER_DELETED, REASON_CLUSTER_NOT_READY, REASON_NO_EXECUTE_TAINT
 
 from tests.scheduler.factories import cluster, deployment, observed, pool, taint
 
@@ -133,13 +133,13 @@ CASES = [
         ),
     ),
     Case(
-        "a cluster that is not Ready: its replica stays down, so the budget stops the rest",
+        "a cluster that is not Ready: its replica leaves at once; with no room elsewhere the budget stops the rest",
         clusters=(nodes("a", 2, ready=False), nodes("b", 1)),
         replicas=(old("a", 0, ready=False), old("b", 0)),
         want=Preview(
-            rounds=(rnd(1, updated=(name("a", 0),), available=1, total=2, at_revision=1),),
+            rounds=(rnd(1, removed=((name("a", 0), REASON_CLUSTER_NOT_READY),), available=1, total=1, at_revision=0),),
             end=End.STALLED,
-            down=(name("a", 0),),
+            unplaced=1,
         ),
     ),
     Case(

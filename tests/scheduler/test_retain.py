@@ -51,11 +51,11 @@ RETAIN_CASES = [
         want=Outline(replicas=("a/0 main@h100",), message=ONE),
     ),
     Case(
-        name="a replica on a cluster that is not Ready is kept",
+        name="a replica on a cluster that is not Ready is replaced elsewhere",
         deployment=LLM,
         clusters=[cluster("a", ready=False), cluster("b")],
         replicas=[observed(LLM, cluster="a", index=0, pools="h100", ready=False)],
-        want=Outline(replicas=("a/0 main@h100",), message=ONE),
+        want=Outline(replicas=("b/0 main@h100",), created=("b/0",), removed=("a/0: cluster not Ready",), message=ONE),
     ),
     Case(
         name="a new NoSchedule taint does not evict",
@@ -206,7 +206,7 @@ RETAIN_CASES = [
 
 SCALE_DOWN_CASES = [
     Case(
-        name="scale down drops replicas on not-Ready clusters first",
+        name="scaling down, replicas on not-Ready clusters leave first, as unavailable, not scaled down",
         deployment=deployment(replicas=2),
         clusters=[cluster("a"), cluster("b", ready=False)],
         replicas=[
@@ -216,7 +216,7 @@ SCALE_DOWN_CASES = [
         ],
         want=Outline(
             replicas=("a/0 main@h100", "a/1 main@h100"),
-            removed=("b/0: scaled down",),
+            removed=("b/0: cluster not Ready",),
             message="Scheduled 2 of 2 replicas.",
         ),
     ),

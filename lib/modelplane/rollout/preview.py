@@ -1,12 +1,12 @@
 """A rollout previewed round by round: the real reconcile, run again on what each round leaves.
 
 Each round is one reconcile (`reconcile`): the scheduler and its ledger place a new replica only
-where the fleet has free capacity for it, a replica on a drained or deselected cluster moves as the
-function moves it (make-before-break), a replica whose cluster is gone leaves at once, and the
+where the fleet has free capacity for it, a replica on a drained, deselected or not-Ready cluster
+moves as the function moves it (make-before-break), a replica whose cluster is gone leaves at once, and the
 budget paces the rest. The first round sees the fleet, readiness and the Progressing condition as
 observed: a paused rollout, or one halted past its progress deadline, has no rounds. Between rounds
 the preview assumes that every replica the round leaves becomes Ready, except on a cluster that is
-not Ready (it serves nothing until the cluster recovers), and that the rest of the fleet stays as
+not Ready (a replica waiting there for its successor serves nothing), and that the rest of the fleet stays as
 observed. The preview ends when a round changes nothing: complete, or stalled with the reason.
 """
 

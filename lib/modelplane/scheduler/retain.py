@@ -4,8 +4,8 @@ A replica is kept when its cluster still exists, admits the namespace, matches c
 and carries no untolerated NoExecute taint; its engines and members still line up with the spec
 (engines by name, members by role); each engine's pinned pool still exists and still hosts the
 engine under the current nodeSelector; and, when its node cost grew, the pinned pools can hold
-the increase. A not-Ready cluster does not evict, nor does a namespace whose admission cannot be
-decided (its labels unknown), and a kept replica never moves. Every other replica leaves desired
+the increase; its cluster is Ready. A namespace whose admission cannot be decided (its labels
+unknown) does not evict, and a kept replica never moves. Every other replica leaves desired
 state with one of the short reasons below and is placed afresh. A replica on a cluster whose
 InferenceCluster cannot be read is `held`: kept exactly as observed, since nothing can be checked.
 """
@@ -23,6 +23,7 @@ from modelplane.scheduler.selectors import admits_namespace, selector_matches, u
 
 REASON_SCALED_DOWN = "scaled down"
 REASON_CLUSTER_DELETED = "cluster deleted"
+REASON_CLUSTER_NOT_READY = "cluster not Ready"
 REASON_NAMESPACE_NOT_ADMITTED = "namespace no longer admitted"
 REASON_SELECTOR_MISMATCH = "cluster no longer matches clusterSelector"
 REASON_NO_EXECUTE_TAINT = "untolerated NoExecute taint"
@@ -58,6 +59,10 @@ def pinned_options(
     """The observed replica's engines on their pinned pools under the current spec, or why not."""
     if cluster is None:
         return REASON_CLUSTER_DELETED
+    if not cluster.ready:
+        # Already unavailable: its successor is placed elsewhere now; it leaves once that one is
+        # Ready, or at once when it is not Ready itself (modelplane.rollout.step).
+        return REASON_CLUSTER_NOT_READY
     if admits_namespace(cluster, deployment.namespace, deployment.namespace_labels) is False:
         return REASON_NAMESPACE_NOT_ADMITTED
     if deployment.cluster_selector is not None and not selector_matches(deployment.cluster_selector, cluster.labels):
