@@ -56,8 +56,14 @@ def reserve(
     *,
     deployment: Deployment,
     matcher: DeviceMatcher,
+    options: dict[tuple[str, str], EngineOptions] | None = None,
 ) -> tuple[Reservation, ...]:
-    """Charge to `ledger` the replicas that deployments ranked ahead of `deployment` still lack."""
+    """Charge to `ledger` the replicas that deployments ranked ahead of `deployment` still lack.
+
+    `options` keeps each deployment's engine options between calls on the same fleet (they do not
+    depend on the ledger), so playing the same demand out twice matches devices once.
+    """
+    options = options if options is not None else {}
     count = Counter((r.namespace, r.deployment) for r in replicas if not r.deleting)
     mine = rank(deployment)
     ahead = sorted(
@@ -79,7 +85,7 @@ def reserve(
         except SpecError:
             continue  # its own reconcile reports the bad spec; it places nothing, so it reserves nothing
         missing = min(d.replicas - count[(d.namespace, d.name)], left)
-        engines = EngineOptions(d, matcher)
+        engines = options.setdefault((d.namespace, d.name), EngineOptions(d, matcher))
         ctx = Context(d, engines, ledger, packing=Packing(engines))
         spread = Counter(r.cluster for r in replicas if (r.namespace, r.deployment) == (d.namespace, d.name))
         placed = bind(ctx, FilterRunner(ctx), clusters=clusters, count=missing, taken={}, replicas_on=spread)

@@ -11,13 +11,14 @@ InvalidNodeSelectorError: then nothing is decided, and every running replica sta
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Protocol
 
 from modelplane import names
 from modelplane.devices import DeviceMatcher
+from modelplane.errors import SpecError
 from modelplane.model import Cluster, Deployment, ModelReplica
 from modelplane.scheduler.arbitrate import left_over, yield_reason
 from modelplane.scheduler.bind import BindOutcome, bind
@@ -28,7 +29,7 @@ from modelplane.scheduler.filters import Context, FilterRunner
 from modelplane.scheduler.ledger import Ledger
 from modelplane.scheduler.packing import Packing
 from modelplane.scheduler.replicas import build_replica
-from modelplane.scheduler.reserve import reserve
+from modelplane.scheduler.reserve import rank, reserve
 from modelplane.scheduler.result import Diagnosis, RemovedReplica, Reservation, ScheduleResult
 from modelplane.scheduler.retain import (
     REASON_CLUSTER_DELETED,
@@ -118,7 +119,8 @@ def schedule(
         elif cluster is not None:
             kept.append(Kept(observed=r, cluster=cluster, options=verdict))
     check_placeable(deployment, fleet, lost_pool, engines, matcher)
-    moves = find_moves(fleet, observed, deployments, matcher=matcher) if deployments else ()
+    me_key = (deployment.namespace, deployment.name)
+    moves = find_moves(fleet, observed, deployments, matcher=matcher, caller=me_key) if deployments else ()
     # One change at a time: not while a rollout is under way or a replica already has to leave.
     acting = not stale and not removed
     making_room = {k.observed.name for k in kept if acting and any(m.replica.name == k.observed.name for m in moves)}
@@ -249,21 +251,46 @@ def _reservations(
 
     Larger demand reserves only what this deployment's own placements would cost it: when they
     leave every larger deployment as many replicas as it can place without them, nothing is held.
+    Nothing is played out when no larger deployment lacks replicas (the steady state), or when none
+    of them matches a pool this one's placements would take. The MAX_RIVALS largest are played out
+    in full: through each other, a larger deployment that never touches these pools still matters.
     """
     if not deployments:
         return ()
-
-    def held(on: Ledger) -> tuple[Reservation, ...]:
-        return reserve(on, fleet, observed, deployments, deployment=deployment, matcher=matcher)
-
-    wanted = held(ledger.copy())
-    if not wanted:
+    count = Counter((r.namespace, r.deployment) for r in observed if not r.deleting)
+    mine = rank(deployment)
+    ahead = [d for d in deployments if rank(d) < mine and d.replicas > count[(d.namespace, d.name)]]
+    if not ahead:
         return ()
     trial = ledger.copy()
-    place(trial)
-    if held(trial) == wanted:
+    taken = {(p.cluster.name, o.pool) for p in place(trial).placements for o in p.options}
+    by_name = {c.name: c for c in fleet}
+    rivals = sorted(ahead, key=rank)[:MAX_RIVALS]
+    options = {(d.namespace, d.name): EngineOptions(d, matcher) for d in rivals}
+    if not any(_matches_any(options[(d.namespace, d.name)], taken, by_name) for d in rivals):
+        return ()
+
+    def held(on: Ledger) -> tuple[Reservation, ...]:
+        return reserve(on, fleet, observed, rivals, deployment=deployment, matcher=matcher, options=options)
+
+    if not rivals or held(trial) == held(ledger.copy()):
         return ()
     return held(ledger)
+
+
+MAX_RIVALS = 24  # larger deployments played out per call, most GPUs per replica first: bounds the work
+
+
+def _matches_any(engines: EngineOptions, pools: set[tuple[str, str]], clusters: Mapping[str, Cluster]) -> bool:
+    """Whether some engine of a deployment (its `engines`) matches one of `pools` (cluster, pool)."""
+    if not pools:
+        return False
+    try:
+        return any(
+            pool in engines.matching_pools(clusters[cluster]) for cluster, pool in sorted(pools) if cluster in clusters
+        )
+    except SpecError:
+        return False  # its own reconcile reports the bad selector; it places nothing, so it holds nothing
 
 
 def split_own(
