@@ -104,23 +104,38 @@ def test_page_marks_old_chips_and_states_the_progress() -> None:
     assert "old</span>on an older revision, replaced as the rollout proceeds</li>" in html
 
 
+NONE: frozenset[str] = frozenset()
 ORIGINS = [
-    pytest.param(frozenset(), frozenset(), (Origin.RETAINED, Origin.RETAINED), id="nothing done to either"),
-    pytest.param(frozenset({OURS_0.name}), frozenset(), (Origin.UPDATED, Origin.RETAINED), id="one updated in place"),
-    pytest.param(frozenset(), frozenset({OURS_1.name}), (Origin.RETAINED, Origin.LEAVING), id="one leaving"),
+    pytest.param(NONE, NONE, NONE, (Origin.RETAINED, Origin.RETAINED), id="nothing done to either"),
+    pytest.param(frozenset({OURS_0.name}), NONE, NONE, (Origin.UPDATED, Origin.RETAINED), id="one updated in place"),
+    pytest.param(NONE, frozenset({OURS_1.name}), NONE, (Origin.RETAINED, Origin.LEAVING), id="one leaving"),
     pytest.param(
-        frozenset({OURS_0.name}), frozenset({OURS_1.name}), (Origin.UPDATED, Origin.LEAVING), id="one of each"
+        frozenset({OURS_0.name}), frozenset({OURS_1.name}), NONE, (Origin.UPDATED, Origin.LEAVING), id="one of each"
+    ),
+    pytest.param(
+        frozenset({OURS_0.name}),
+        NONE,
+        frozenset({OURS_0.name}),
+        (Origin.REPLACING, Origin.RETAINED),
+        id="one renamed beside its old objects",
     ),
 ]
 
 
-@pytest.mark.parametrize(("updated", "leaving", "want"), ORIGINS)
+@pytest.mark.parametrize(("updated", "leaving", "replacing", "want"), ORIGINS)
 def test_chips_say_what_the_reconcile_does_as_explain_does(
-    updated: frozenset[str], leaving: frozenset[str], want: tuple[Origin, ...]
+    updated: frozenset[str], leaving: frozenset[str], replacing: frozenset[str], want: tuple[Origin, ...]
 ) -> None:
     ours = (_at(OURS_0, "new"), _at(OURS_1, "old"))
     view = build(
-        DEP, [cluster("a")], [], result(desired=2, replicas=ours), rollout=ROLLING, updated=updated, leaving=leaving
+        DEP,
+        [cluster("a")],
+        [],
+        result(desired=2, replicas=ours),
+        rollout=ROLLING,
+        updated=updated,
+        leaving=leaving,
+        replacing=replacing,
     )
     assert tuple(c.origin for cl in view.clusters for p in cl.pools for c in p.chips) == want
 
@@ -158,7 +173,7 @@ def test_rolling_update_example_view() -> None:
         (
             ("team-chat/qwen3-8b eu-west-1#0", Origin.RETAINED, True, False, 1),  # its rename done: old objects go
             ("team-chat/qwen3-8b eu-west-1#1", Origin.RETAINED, True, False, 1),
-            ("team-chat/qwen3-8b us-east-1#0", Origin.UPDATED, True, False, 2),  # renamed beside its old objects
+            ("team-chat/qwen3-8b us-east-1#0", Origin.REPLACING, True, False, 2),  # renamed beside its old objects
         ),
         Rollout(
             revision="",
@@ -183,7 +198,7 @@ def test_rolling_update_example_page() -> None:
     assert chips == [
         ("chip retained", "team-chat/qwen3-8b eu-west-1#0 main (retained, 1 node) rev 1924947e5f"),
         ("chip retained", "team-chat/qwen3-8b eu-west-1#1 main (retained, 1 node) rev 1924947e5f"),
-        ("chip updated", "team-chat/qwen3-8b us-east-1#0 main (updated, 2 nodes) rev 1924947e5f"),
+        ("chip replacing", "team-chat/qwen3-8b us-east-1#0 main (replacing, 2 nodes) rev 1924947e5f"),
     ]
     assert f"Rollout to revision {view.rollout.revision}: 3 of 3 updated, 3 available, 3 in all." in html
 

@@ -44,7 +44,8 @@ text-overflow:ellipsis;max-width:100%;box-sizing:border-box}
 .chip.outdated{background-image:repeating-linear-gradient(135deg,#fff6 0 3px,#0000 3px 7px)}
 .rollout{margin:0 0 4px;font-weight:600}.rollout.False{color:#a52a1c}
 .chip.other{opacity:.7}.chip.new{box-shadow:0 0 0 2px #fff,0 0 0 3px #1d2430}
-.chip.updated{outline:2px dashed #fff;outline-offset:-4px}.chip.leaving{opacity:.55;text-decoration:line-through}
+.chip.updated,.chip.replacing{outline:2px dashed #fff;outline-offset:-4px}
+.chip.leaving{opacity:.55;text-decoration:line-through}
 .empty{color:#8a8f98;font-size:12px}
 table.scores{border-collapse:collapse;background:#fff}
 table.scores th,table.scores td{border:1px solid #dde2ea;padding:4px 10px;text-align:left}
@@ -163,6 +164,8 @@ def rollout_legend(colour: str, *, leaving: bool = True) -> list[str]:
     return [
         f'<li><span class="chip {Origin.UPDATED}" style="background:{colour}">updated</span>'
         "moved to the new revision in place</li>",
+        f'<li><span class="chip {Origin.REPLACING}" style="background:{colour}">replacing</span>'
+        "updated in place, its old objects serving until it is Ready</li>",
         *(
             [
                 f'<li><span class="chip {Origin.LEAVING}" style="background:{colour}">leaving</span>'

@@ -24,6 +24,7 @@ from modelplane.scheduler.selectors import selector_mismatch
 class Origin(StrEnum):
     NEW = "new"  # placed by this scheduling pass
     UPDATED = "updated"  # this deployment's, kept where it was and moved to the new revision in place
+    REPLACING = "replacing"  # updated in place, its old objects serving beside it until it is Ready
     LEAVING = "leaving"  # this deployment's, kept until its successor is Ready or the budget allows
     RETAINED = "retained"  # this deployment's, kept where it was
     OTHER = "other"  # another deployment's, charged to the pool
@@ -228,11 +229,18 @@ def pool_views(cluster: Cluster, by_pool: Mapping[tuple[str, str], Sequence[Chip
 
 
 def origin_of(
-    name: str, *, created: Set[str], updated: Set[str] = frozenset(), leaving: Set[str] = frozenset()
+    name: str,
+    *,
+    created: Set[str],
+    updated: Set[str] = frozenset(),
+    leaving: Set[str] = frozenset(),
+    replacing: Set[str] = frozenset(),
 ) -> Origin:
     """What this reconcile does to one of the deployment's replicas, in the words `render --explain` uses."""
     if name in created:
         return Origin.NEW
+    if name in replacing:
+        return Origin.REPLACING
     if name in updated:
         return Origin.UPDATED
     return Origin.LEAVING if name in leaving else Origin.RETAINED
@@ -242,8 +250,10 @@ def _occupancy(
     deployment: Deployment,
     replicas: Sequence[ModelReplica],
     result: ScheduleResult | None,
+    *,
     updated: Set[str],
     leaving: Set[str],
+    replacing: Set[str],
 ) -> list[tuple[ModelReplica, Origin]]:
     def ours(r: ModelReplica) -> bool:
         return r.namespace == deployment.namespace and r.deployment == deployment.name
@@ -252,7 +262,8 @@ def _occupancy(
     if result is None:
         return held + [(r, Origin.RETAINED) for r in replicas if ours(r)]
     return held + [
-        (r, origin_of(r.name, created=result.created, updated=updated, leaving=leaving)) for r in result.replicas
+        (r, origin_of(r.name, created=result.created, updated=updated, leaving=leaving, replacing=replacing))
+        for r in result.replicas
     ]
 
 
@@ -271,16 +282,18 @@ def build(
     rollout: Rollout | None = None,
     updated: Set[str] = frozenset(),
     leaving: Set[str] = frozenset(),
+    replacing: Set[str] = frozenset(),
 ) -> FleetView:
     """The fleet after `result`; with result=None, `problem` says why nothing was scheduled.
 
-    `excluded` are clusters the function never received because the clusterSelector's matchLabels
-    filtered them out when they were requested: shown, with that reason. `rollout` is where the
+    `excluded` are clusters the function was not given (an input from before every cluster was
+    required): shown as left out by the clusterSelector. `rollout` is where the
     deployment's rollout stands; its replicas on another revision are marked outdated. `updated`
-    are its replicas this reconcile moves to the new revision in place, `leaving` those it keeps
-    only until their successors are Ready.
+    are its replicas this reconcile moves to the new revision in place (`replacing` those of them
+    whose old objects keep serving beside them), `leaving` those it keeps only until their
+    successors are Ready.
     """
-    occupancy = _occupancy(deployment, replicas, result, updated, leaving)
+    occupancy = _occupancy(deployment, replicas, result, updated=updated, leaving=leaving, replacing=replacing)
     subject = f"{deployment.namespace}/{deployment.name}"
     by_pool = chips_by_pool(occupancy, {subject: rollout.revision} if rollout else None)
     statuses: dict[str, Status] = dict(result.diagnosis.statuses) if result is not None else {}

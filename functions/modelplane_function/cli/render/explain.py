@@ -125,6 +125,7 @@ def fleet_view(req: fnv1.RunFunctionRequest, fleet_clusters: Sequence[Cluster] =
         rollout=rollout_of(result, inputs.deployment.replicas),
         updated=result.updated,
         leaving=frozenset(w.name for w in result.waiting),
+        replacing=result.surged,
     )
 
 
@@ -222,6 +223,7 @@ def explain(req: fnv1.RunFunctionRequest, out: TextIO, replicas: Sequence[Mappin
         _as_result(result),
         updated=result.updated,
         leaving=frozenset(w.name for w in result.waiting),
+        replacing=result.surged,
     )
     table = ["Fleet after this placement (nodes per pool):", *fleet.pool_table(view)]
     previewed = rollout_preview(req)
