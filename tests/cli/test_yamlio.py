@@ -46,6 +46,8 @@ CASES = [
         text="a: yes\nb: off\nc: 010\nd: 0x1f\ne: 1_000\nf: .inf\ng: -.5\nh: ~\ni: null\nj: '010'\nk: 1e3\nl: 3.0\n",
     ),
     Case(name="explicit string tags win", text="a: !!str 10\nb: !!int '7'\n"),
+    # A Python dict would merge 1 and True (the safe loader keeps one key); JSON keeps both.
+    Case(name="keys 1 and yes stay two keys", text="? 1\n? yes\n", want=[{"1": None, "True": None}]),
     Case(name="several documents and an empty one", text="---\na: 1\n---\n---\n- 1\n- [2, {b: c}]\n"),
     Case(name="anchors and aliases are copied", text="a: &x {b: [1, 2]}\nc: *x\n"),
     Case(name="merge keys take the stock constructor", text="base: &b {x: 1, y: 2}\nd:\n  <<: *b\n  y: 3\n"),
@@ -208,9 +210,27 @@ _FUZZ_TEXT = st.lists(_FUZZ_LINE | st.sampled_from([(0, "---", ""), (0, "", "")]
 )
 
 
+class _StringKeys(yaml.CSafeLoader):
+    """The safe loader with each key made a string as it is read, as YAML-to-JSON conversion (and so
+    Kubernetes) makes it: `1` and `yes` stay two keys, where a Python dict would merge 1 and True."""
+
+
+def _string_keyed(loader: _StringKeys, node: yaml.MappingNode) -> dict[str, Any]:
+    loader.flatten_mapping(node)
+    out: dict[str, Any] = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        hash(key)  # an unhashable key is refused, as the safe loader refuses it
+        out[str(key)] = loader.construct_object(value_node, deep=True)
+    return out
+
+
+_StringKeys.add_constructor("tag:yaml.org,2002:map", _string_keyed)
+
+
 def _safe_loader(text: str) -> tuple[str, Any]:
     try:
-        return "read", [_jsonable(d) for d in yaml.load_all(text, Loader=yaml.CSafeLoader)]
+        return "read", [_jsonable(d) for d in yaml.load_all(text, Loader=_StringKeys)]
     except (yaml.YAMLError, RecursionError, TypeError, ValueError) as e:  # an unhashable key, 5,000 digits
         return "refused", type(e).__name__
 
