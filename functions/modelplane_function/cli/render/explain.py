@@ -68,7 +68,15 @@ def lines(rolled: Reconciled) -> list[str]:
             "or the disruption budget allows."
         )
     out.append(f"Rollout: {rolled.progress.reason}: {rolled.progress.message}")
+    for move in result.moves:
+        out.append(f"Move: {move.text()}; it leaves once its successor is Ready.")
     out.append(f"Diagnosis: {d.summary()}")
+    if d.reserved:
+        held = ", ".join(f"{r.deployment} ({r.replicas})" for r in d.reserved)
+        out.append(
+            f"Room held first for the missing replicas of deployments with more GPUs per replica: {held}. "
+            "The scores below are over what they leave."
+        )
     rejected = sorted(((c, s) for c, s in d.statuses.items() if not s.fits), key=lambda cs: cs[0])
     if rejected:
         rows = [(c if i == 0 else "", f.reason, f.detail) for c, s in rejected for i, f in enumerate(s.every)]

@@ -1,0 +1,49 @@
+"""`modelplane render --explain` says when room was held for larger deployments, and which replicas move."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from click.testing import CliRunner
+from modelplane_function.cli.main import main
+
+from tests.function.factories import cluster, deployment, namespace, with_ready
+from tests.function.wants import replica
+
+ANY_GPU = 'device.driver == "gpu.nvidia.com"'
+SMALL = deployment(name="small", namespace="team-b", cel=ANY_GPU)
+BIG = deployment(name="big", gpus=8)  # eight H100s: only cluster a has them
+
+
+def _explain(tmp_path: Path, fleet: list[dict[str, Any]], observed: list[dict[str, Any]] = ()) -> str:
+    xr = tmp_path / "xr.yaml"
+    xr.write_text(yaml.safe_dump(SMALL))
+    required = tmp_path / "fleet.yaml"
+    required.write_text(yaml.safe_dump_all([*fleet, namespace("team-b"), BIG]))
+    args = ["render", str(xr), "-e", str(required), "--explain", "--no-recurse"]
+    if observed:
+        obs = tmp_path / "observed.yaml"
+        obs.write_text(yaml.safe_dump_all(observed))
+        args += ["--observed-resources", str(obs)]
+    got = CliRunner().invoke(main, args)
+    return got.stderr
+
+
+def test_explain_names_the_room_held_for_a_larger_deployment(tmp_path: Path) -> None:
+    text = _explain(tmp_path, [cluster("a", nodes=1), cluster("b", nodes=1, product="A100")])
+    held = (
+        "Room held first for the missing replicas of deployments with more GPUs per replica: team-a/big (1). "
+        "The scores below are over what they leave."
+    )
+    placed = [line.split()[:2] for line in text.splitlines() if line.startswith("  small-")]
+    assert (held in text.splitlines(), placed) == (True, [[placed[0][0], "b"]])
+
+
+def test_explain_names_the_move_that_makes_room(tmp_path: Path) -> None:
+    on_a = with_ready(replica("a", deployment="small", namespace="team-b", cel=ANY_GPU))
+    on_a["metadata"]["annotations"] = {"crossplane.io/composition-resource-name": "replica-a-0"}
+    text = _explain(tmp_path, [cluster("a", nodes=1), cluster("b", nodes=1, product="A100"), on_a], [on_a])
+    move = "Move: team-b/small#0 moves off a/pool to make room for team-a/big; it leaves once its successor is Ready."
+    assert move in text.splitlines()
