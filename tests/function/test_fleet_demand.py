@@ -24,6 +24,7 @@ BIG = deployment(name="big", gpus=8)
 SMALL = deployment(name="small", namespace="team-b", cel=ANY_GPU)
 SMALL_ON_A = with_ready(replica("a", deployment="small", namespace="team-b", cel=ANY_GPU))
 BROKEN = {**deployment(name="broken"), "spec": {"replicas": "many"}}
+LONG_NAMED = deployment(name="x" * 64, gpus=8)  # refused by its own reconcile (not a label value)
 
 
 def key(cluster_name: str) -> str:
@@ -66,6 +67,14 @@ CASES = [
         "a deployment that cannot be read states no demand and stops nothing",
         SMALL,
         [SMALL, BROKEN],
+        (key("a"),),
+        (("ReplicasPlaced", f"Placed 1 new replica: {SMALL_A} on a."),),
+        "Scheduled 1 of 1 replicas.",
+    ),
+    Case(
+        "a deployment its own reconcile refuses for its name holds no room",
+        SMALL,
+        [SMALL, LONG_NAMED],
         (key("a"),),
         (("ReplicasPlaced", f"Placed 1 new replica: {SMALL_A} on a."),),
         "Scheduled 1 of 1 replicas.",

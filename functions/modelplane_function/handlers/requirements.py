@@ -134,7 +134,8 @@ def deployments(req: fnv1.RunFunctionRequest, own: Deployment) -> tuple[Deployme
             d = _DEPLOYMENTS.parse(struct)
         except Exception:  # noqa: BLE001 - contained per object: it only states demand
             continue
-        out.setdefault((d.namespace, d.name), d)
+        if names.label_value_problem(d.name) is None:  # else its own reconcile refuses it: it places nothing
+            out.setdefault((d.namespace, d.name), d)
     return tuple(out[k] for k in sorted(out))
 
 
