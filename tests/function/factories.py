@@ -5,6 +5,7 @@ the function as floats exactly as in production.
 """
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
@@ -13,6 +14,15 @@ from google.protobuf import json_format, struct_pb2
 API = "modelplane.ai/v1alpha1"
 IMAGE = "vllm/vllm-openai:v0.11.0"
 H100 = 'device.driver == "gpu.nvidia.com" && device.attributes["gpu.nvidia.com"].productName == "H100"'
+
+
+@dataclass(frozen=True)
+class Case:
+    """One request to the function and the whole response it must give."""
+
+    name: str
+    req: fnv1.RunFunctionRequest
+    want: dict[str, Any]
 
 
 def struct(obj: Mapping[str, Any]) -> struct_pb2.Struct:

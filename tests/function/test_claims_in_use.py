@@ -5,17 +5,15 @@ The old one stays composed while an observed LLMInferenceService names it or has
 the new one, and goes after.
 """
 
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_function.handlers.keep import minimal
 
 from .conftest import as_dict
-from .factories import replica_resolved, request
+from .factories import Case, replica_resolved, request
 from .test_replica_cluster import rendered
-from .wants import condition, mr_requirements, replica, response
+from .wants import condition, rendered_replica, replica
 
 # Replicas without a revision, whose LLMIS a device change updates in place (a new revision replaces it).
 BEFORE = rendered(replica("a", gpus=2, revision=None))  # what the replica composed before its device count changed
@@ -64,18 +62,7 @@ def want(*, kept: bool, llmis_ready: bool) -> dict[str, Any]:
         if llmis_ready
         else condition("ReplicaReady", "False", "NotReady", f"0 of 1 serving objects are ready; waiting for {LLMIS}.")
     )
-    return response(
-        requirements=mr_requirements(),
-        resources=resources,
-        conditions=[condition("ReplicaRendered", "True", "Rendered", message), ready],
-    )
-
-
-@dataclass(frozen=True)
-class Case:
-    name: str
-    req: fnv1.RunFunctionRequest
-    want: dict[str, Any]
+    return rendered_replica(resources, message, ready)
 
 
 CASES = [

@@ -4,11 +4,9 @@ Each case compares the whole response. Failure cases start from an existing repl
 it is kept (re-emitted minimally, still ready) while the condition says what is wrong.
 """
 
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api
 from modelplane.errors import SpecError
 from modelplane.names import replica_name
@@ -17,7 +15,7 @@ from modelplane.scheduler.filters import REASON_NO_CAPACITY
 from modelplane.scheduler.retain import REASON_CLUSTER_DELETED, REASON_NO_EXECUTE_TAINT, REASON_SCALED_DOWN
 
 from .conftest import as_dict
-from .factories import cluster, deployment, request, resolved, with_ready
+from .factories import Case, cluster, deployment, request, resolved, with_ready
 from .wants import MD_REQUIREMENTS, Rollout, condition, placement_entry, replica, response, result, revision_of
 
 
@@ -58,13 +56,6 @@ def ready(n: int, of: int) -> dict[str, str]:
     if n >= of:
         return condition("ReplicasReady", "True", "AllReplicasReady", f"{n} of {of} replicas are ready.")
     return condition("ReplicasReady", "False", "ReplicasNotReady", f"{n} of {of} replicas are ready.")
-
-
-@dataclass(frozen=True)
-class Case:
-    name: str
-    req: fnv1.RunFunctionRequest
-    want: dict[str, Any]
 
 
 KEPT = {"replica-a-0": (replica("a"), True)}  # what retain-only re-emits for observed_replica("a")

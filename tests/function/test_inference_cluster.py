@@ -4,18 +4,16 @@ effect named, and the ClusterUsage that blocks deleting a cluster while ModelRep
 Every case compares the whole response.
 """
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api
 from modelplane.api.usage import cluster_usage
 
 from .conftest import as_dict
-from .factories import cluster, request
+from .factories import Case, cluster, request
 from .wants import condition, replica, response, result
 
 MANIFESTS = Path(__file__).resolve().parents[1] / "api" / "modelplane" / "docs" / "manifests" / "examples" / "qwen3-8b"
@@ -63,13 +61,6 @@ UNREACHABLE = (
 )
 PUBLISHED_BEFORE = {"gpuPools": [{**L4, "nodes": 3}]}
 MISSING = "InferenceClass eks-l4-1x-g6 (named by spec.nodePools[].className) does not exist"
-
-
-@dataclass(frozen=True)
-class Case:
-    name: str
-    req: fnv1.RunFunctionRequest
-    want: dict[str, Any]
 
 
 def published_cases() -> list[Case]:

@@ -6,18 +6,16 @@ cluster says what each namespace may use; everything else is refused with what i
 existing replica is never removed for it.
 """
 
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api
 from modelplane.names import replica_name
 from modelplane.render import render_replica
 from modelplane.rollout import revision
 
 from .conftest import as_dict
-from .factories import cluster, deployment, replica_resolved, request, resolved, with_ready
+from .factories import Case, cluster, deployment, replica_resolved, request, resolved, with_ready
 from .test_deployment import observed_replica, ready, scheduled
 from .wants import MD_REQUIREMENTS, REV, Rollout, condition, mr_requirements, placement_entry, replica, response, result
 
@@ -104,13 +102,6 @@ KAI_REASON = "did not let the namespace use its queue or priority class"
 SYSTEM = "spec.template.spec.scheduling.priorityClassName: priority classes named system-* are Kubernetes' own and may not be used"
 KEPT_OBJECTS = objects(mr("a"))
 REFUSED_MR = f"{OTHER_QUEUE}: {ALLOWED_ON_A}: nothing new is rendered, the objects already composed are kept"
-
-
-@dataclass(frozen=True)
-class Case:
-    name: str
-    req: fnv1.RunFunctionRequest
-    want: dict[str, Any]
 
 
 CASES = [

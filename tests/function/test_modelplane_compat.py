@@ -9,12 +9,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api
 from modelplane.names import replica_name
 
 from .conftest import as_dict
-from .factories import H100, IMAGE, cluster, deployment, request, resolved, with_ready
+from .factories import H100, IMAGE, Case, cluster, deployment, request, resolved, with_ready
 from .wants import MD_REQUIREMENTS, Rollout, condition, placement_entry, replica, response, result
 
 
@@ -74,13 +73,6 @@ def placed(*where: str) -> dict[str, str]:
     names = ", ".join(f"{replica_name('llama', c, 0)} on {c}" for c in where)
     noun = "replica" if len(where) == 1 else "replicas"
     return result("NORMAL", "ReplicasPlaced", f"Placed {len(where)} new {noun}: {names}.")
-
-
-@dataclass(frozen=True)
-class Case:
-    name: str
-    req: fnv1.RunFunctionRequest
-    want: dict[str, Any]
 
 
 ONE_NODE = 1

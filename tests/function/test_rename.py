@@ -7,20 +7,19 @@ LLMIS is Ready and settled; the replica is Ready meanwhile, with ReplicaReady's 
 Without `spec.replacing` the old LLMIS goes at once and the replica is not Ready until the new one is.
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import pytest
-from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api
 from modelplane.rollout.reconcile import held
 from modelplane_function.handlers.keep import minimal
 
 from .conftest import as_dict
-from .factories import replica_resolved, request
+from .factories import Case, replica_resolved, request
 from .test_claims_in_use import ready_obj
 from .test_replica_cluster import rendered
-from .wants import condition, mr_requirements, replica, response
+from .wants import condition, rendered_replica, replica
 
 OLD_MR = replica("a", gpus=2)
 NEW_MR = replica("a", gpus=1)
@@ -80,18 +79,7 @@ def want(*, kept: bool, new_ready: bool) -> dict[str, Any]:
         )
     else:
         ready = condition("ReplicaReady", "False", "NotReady", waiting)
-    return response(
-        requirements=mr_requirements(),
-        resources=resources,
-        conditions=[condition("ReplicaRendered", "True", "Rendered", message), ready],
-    )
-
-
-@dataclass(frozen=True)
-class Case:
-    name: str
-    req: fnv1.RunFunctionRequest
-    want: dict[str, Any]
+    return rendered_replica(resources, message, ready)
 
 
 CASES = [

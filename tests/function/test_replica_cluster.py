@@ -1,17 +1,15 @@
 """ModelReplica and InferenceCluster over real gRPC, plus the dispatcher's FATAL paths."""
 
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api
 from modelplane.errors import SpecError
 from modelplane.render import render_replica
 from modelplane_function.handlers import deployment as deployment_handler
 
 from .conftest import as_dict
-from .factories import cluster, deployment, replica_resolved, request, resolved, with_ready
+from .factories import Case, cluster, deployment, replica_resolved, request, resolved, with_ready
 from .wants import condition, mr_requirements, replica, response
 
 
@@ -34,13 +32,6 @@ def no_model_message() -> str:
     with pytest.raises(SpecError) as e:
         render_replica(api.parse_replica(NO_MODEL))
     return str(e.value)
-
-
-@dataclass(frozen=True)
-class Case:
-    name: str
-    req: fnv1.RunFunctionRequest
-    want: dict[str, Any]
 
 
 CASES = [

@@ -5,14 +5,12 @@ Object whose manifest the API server refused) shows on its ModelReplica, with th
 reason; a ModelReplica that cannot render or whose objects fail shows on its deployment.
 """
 
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from .conftest import as_dict
-from .factories import cluster, deployment, replica_resolved, request, resolved, with_ready
+from .factories import Case, cluster, deployment, replica_resolved, request, resolved, with_ready
 from .test_deployment import observed_replica, scheduled
 from .test_replica_cluster import rendered, sources
 from .wants import MD_REQUIREMENTS, Rollout, condition, mr_requirements, placement_entry, replica, response
@@ -72,13 +70,6 @@ READY_FAILING = (
     f"0 of 1 serving objects are ready; {LLMIS} (LLMInferenceService {LLMIS_NAME}) reports Ready=False "
     f"ConfigNotFound: {NO_CONFIG}."
 )
-
-
-@dataclass(frozen=True)
-class Case:
-    name: str
-    req: fnv1.RunFunctionRequest
-    want: dict[str, Any]
 
 
 def failing_mr(name_cluster: str, condition_type: str, reason: str, message: str) -> dict[str, Any]:

@@ -203,3 +203,12 @@ def response(
     if conditions:
         out["conditions"] = list(conditions)
     return out
+
+
+def rendered_replica(resources: dict[str, Any], message: str, ready: dict[str, str]) -> dict[str, Any]:
+    """A ModelReplica's response: its objects, ReplicaRendered True with `message`, and `ready` (ReplicaReady)."""
+    return response(
+        requirements=mr_requirements(),
+        resources=resources,
+        conditions=[condition("ReplicaRendered", "True", "Rendered", message), ready],
+    )

@@ -15,22 +15,23 @@ from modelplane.model import Deployment, ModelReplica
 from modelplane.rollout import Observed
 from modelplane.rollout.reconcile import reconcile
 
-from tests.scheduler.factories import IS_GPU, cluster, deployment, engine, is_model, member, observed, pool, request
+from tests.scheduler.factories import (
+    cluster,
+    deployment,
+    gpu_engines,
+    observed,
+    pool,
+)
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
-
-
-def gpus(count: int, *, model: str | None = None) -> tuple:
-    selectors = (IS_GPU,) if model is None else (IS_GPU, is_model(model))
-    return (engine(members=[member(requests=[request(count=count, selectors=selectors)])]),)
 
 
 FLEET = (
     cluster("a", pools=[pool("h100", nodes=2)]),
     cluster("b", pools=[pool("a100", nodes=2, model="A100")]),
 )
-SMALL = deployment("small", namespace="team-b", replicas=2, engines=gpus(1))
-BIG = deployment("big", replicas=2, engines=gpus(8, model="H100"))
+SMALL = deployment("small", namespace="team-b", replicas=2, engines=gpu_engines(1))
+BIG = deployment("big", replicas=2, engines=gpu_engines(8, model="H100"))
 
 
 def where(fleet: Sequence[ModelReplica], d: Deployment) -> list[str]:

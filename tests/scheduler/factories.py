@@ -142,6 +142,12 @@ def engine(
     return Engine(name=name, copies=copies, phase=phase, members=tuple(members) if members is not None else (member(),))
 
 
+def gpu_engines(count: int, *, model: str | None = None) -> tuple[Engine, ...]:
+    """One standalone engine claiming `count` GPUs per pod, of `model` when given (else any GPU)."""
+    selectors = (IS_GPU,) if model is None else (IS_GPU, is_model(model))
+    return (engine(members=[member(requests=[request(count=count, selectors=selectors)])]),)
+
+
 def leader_worker(
     name: str = "main", *, workers: int, copies: int = 1, leader_claims: bool = True, phase: Phase | None = None
 ) -> Engine:

@@ -11,12 +11,11 @@ from modelplane.scheduler import schedule
 from modelplane.scheduler.result import Move
 
 from tests.scheduler.factories import (
-    IS_GPU,
     Outline,
     cluster,
     deployment,
     engine,
-    is_model,
+    gpu_engines,
     member,
     observed,
     outline,
@@ -24,20 +23,14 @@ from tests.scheduler.factories import (
     request,
 )
 
-
-def gpus(count: int, *, model: str | None = None) -> tuple:
-    selectors = (IS_GPU,) if model is None else (IS_GPU, is_model(model))
-    return (engine(members=[member(requests=[request(count=count, selectors=selectors)])]),)
-
-
 # One H100 node and one A100 node: the 8-GPU Hopper-only model fits only the first; the 1-GPU model either.
 FLEET = (
     cluster("a", pools=[pool("h100", nodes=1)]),
     cluster("b", pools=[pool("a100", nodes=1, model="A100")]),
 )
-BIG = deployment("big", replicas=1, engines=gpus(8, model="H100"))
-SMALL = deployment("small", namespace="team-b", replicas=1, engines=gpus(1))
-TWO_BIG = deployment("big", replicas=2, engines=gpus(8, model="H100"))
+BIG = deployment("big", replicas=1, engines=gpu_engines(8, model="H100"))
+SMALL = deployment("small", namespace="team-b", replicas=1, engines=gpu_engines(1))
+TWO_BIG = deployment("big", replicas=2, engines=gpu_engines(8, model="H100"))
 BAD = replace(
     BIG, name="bad", engines=(engine(members=[member(requests=[request(count=8, selectors=("device.nope ==",))])]),)
 )
@@ -151,8 +144,8 @@ MOVE_CASES = [
     ),
     MoveCase(
         "no room elsewhere: nothing moves",
-        [HELD, observed(deployment("other", replicas=1, engines=gpus(8)), cluster="b", index=0, pools="a100")],
-        [SMALL, BIG, deployment("other", replicas=1, engines=gpus(8))],
+        [HELD, observed(deployment("other", replicas=1, engines=gpu_engines(8)), cluster="b", index=0, pools="a100")],
+        [SMALL, BIG, deployment("other", replicas=1, engines=gpu_engines(8))],
         Outline(replicas=("a/0 main@h100",), message="Scheduled 1 of 1 replicas."),
         (),
     ),
