@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ SMALL = deployment(name="small", namespace="team-b", cel=ANY_GPU)
 BIG = deployment(name="big", gpus=8)  # eight H100s: only cluster a has them
 
 
-def _explain(tmp_path: Path, fleet: list[dict[str, Any]], observed: list[dict[str, Any]] = ()) -> str:
+def _explain(tmp_path: Path, fleet: list[dict[str, Any]], observed: Sequence[dict[str, Any]] = ()) -> str:
     xr = tmp_path / "xr.yaml"
     xr.write_text(yaml.safe_dump(SMALL))
     required = tmp_path / "fleet.yaml"
