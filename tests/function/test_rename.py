@@ -19,7 +19,7 @@ from .conftest import as_dict
 from .factories import Case, replica_resolved, request
 from .test_claims_in_use import ready_obj
 from .test_replica_cluster import rendered
-from .wants import condition, rendered_replica, replica
+from .wants import condition, rendered_replica, replica, revision_of
 
 OLD_MR = replica("a", gpus=2)
 NEW_MR = replica("a", gpus=1)
@@ -79,7 +79,7 @@ def want(*, kept: bool, new_ready: bool) -> dict[str, Any]:
         )
     else:
         ready = condition("ReplicaReady", "False", "NotReady", waiting)
-    return rendered_replica(resources, message, ready)
+    return rendered_replica(resources, message, ready, revision=revision_of(gpus=1))
 
 
 CASES = [

@@ -10,7 +10,7 @@ from modelplane_function.handlers import deployment as deployment_handler
 
 from .conftest import as_dict
 from .factories import Case, cluster, deployment, replica_resolved, request, resolved, with_ready
-from .wants import condition, mr_requirements, replica, response
+from .wants import RENDERED, condition, mr_requirements, replica, response
 
 
 def rendered(mr: dict[str, Any]) -> dict[str, tuple[dict[str, Any], bool]]:
@@ -40,6 +40,7 @@ CASES = [
         req=request(MR, required=replica_resolved()),
         want=response(
             requirements=mr_requirements(),
+            status=RENDERED,
             resources=OBJECTS,
             conditions=[
                 condition("ReplicaRendered", "True", "Rendered", f"Rendered {len(OBJECTS)} objects."),
@@ -59,6 +60,7 @@ CASES = [
         ),
         want=response(
             requirements=mr_requirements(),
+            status=RENDERED,
             resources={key: (obj, True) for key, (obj, _) in OBJECTS.items()},
             conditions=[
                 condition("ReplicaRendered", "True", "Rendered", f"Rendered {len(OBJECTS)} objects."),

@@ -13,7 +13,7 @@ from .conftest import as_dict
 from .factories import Case, cluster, deployment, replica_resolved, request, resolved, with_ready
 from .test_deployment import observed_replica, scheduled
 from .test_replica_cluster import rendered, sources
-from .wants import MD_REQUIREMENTS, Rollout, condition, mr_requirements, placement_entry, replica, response
+from .wants import MD_REQUIREMENTS, RENDERED, Rollout, condition, mr_requirements, placement_entry, replica, response
 
 MR = replica("a")
 OBJECTS = rendered(MR)
@@ -60,6 +60,7 @@ def observed(**changed: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def mr_response(ready: dict[str, str], *, not_ready: tuple[str, ...]) -> dict[str, Any]:
     return response(
         requirements=mr_requirements(),
+        status=RENDERED,
         resources={key: (obj, key not in not_ready) for key, (obj, _) in OBJECTS.items()},
         conditions=[condition("ReplicaRendered", "True", "Rendered", f"Rendered {len(OBJECTS)} objects."), ready],
     )

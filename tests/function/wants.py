@@ -29,6 +29,10 @@ MD_REQUIREMENTS = {
 }
 
 
+# The status a ModelReplica built by replica() (one H100, the default revision) shows once rendered.
+RENDERED = {"renderedRevision": revision_of()}
+
+
 def mr_requirements(cluster: str = "a", namespace: str = "team-a") -> dict[str, Any]:
     """What a ModelReplica on `cluster` in `namespace` requires: its InferenceCluster and its Namespace."""
     return {
@@ -205,10 +209,14 @@ def response(
     return out
 
 
-def rendered_replica(resources: dict[str, Any], message: str, ready: dict[str, str]) -> dict[str, Any]:
-    """A ModelReplica's response: its objects, ReplicaRendered True with `message`, and `ready` (ReplicaReady)."""
+def rendered_replica(
+    resources: dict[str, Any], message: str, ready: dict[str, str], *, revision: str | None = None
+) -> dict[str, Any]:
+    """A ModelReplica's response: its objects, ReplicaRendered True with `message`, and `ready` (ReplicaReady);
+    `revision`, the one it rendered (recorded in status when its label names one)."""
     return response(
         requirements=mr_requirements(),
+        status={"renderedRevision": revision} if revision else None,
         resources=resources,
         conditions=[condition("ReplicaRendered", "True", "Rendered", message), ready],
     )

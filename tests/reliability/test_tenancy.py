@@ -23,6 +23,7 @@ from tests.function.conftest import as_dict
 from tests.function.factories import cluster, deployment, namespace, replica_resolved, request, resolved, with_ready
 from tests.function.wants import (
     MD_REQUIREMENTS,
+    RENDERED,
     Rollout,
     condition,
     mr_requirements,
@@ -395,6 +396,7 @@ REPLICA_CASES = [
                 _waiting(),
             ],
             requirements=mr_requirements(),
+            status=RENDERED,
         ),
     ),
     Case(

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane import names
+from modelplane.api.replica import ready_at
 
 _STATUS = {
     "True": fnv1.STATUS_CONDITION_TRUE,
@@ -46,6 +48,22 @@ def is_ready(obj: Mapping[str, Any] | None) -> bool:
     """True when the object's Ready condition is True."""
     c = observed_condition(obj, "Ready")
     return c is not None and c.status == "True"
+
+
+def serves_its_revision(replica: Mapping[str, Any] | None) -> bool:
+    """Whether an observed ModelReplica is Ready for the revision its label names (api.replica.ready_at)."""
+    if replica is None:
+        return False
+    meta = replica.get("metadata")
+    labels = meta.get("labels") if isinstance(meta, Mapping) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    revision = labels.get(names.LABEL_REVISION) if isinstance(labels, Mapping) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    status = replica.get("status")
+    rendered = status.get("renderedRevision") if isinstance(status, Mapping) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    return ready_at(
+        revision if isinstance(revision, str) and revision else None,
+        ready=is_ready(replica),
+        rendered=rendered if isinstance(rendered, str) else None,
+    )
 
 
 def set_condition(rsp: fnv1.RunFunctionResponse, c: Condition) -> None:

@@ -31,7 +31,7 @@ from modelplane.scheduler.selectors import selector_matches
 from modelplane.scheduler.unreadable import Unreadable
 
 from modelplane_function.handlers import bounds, failures, limits, notes, requirements
-from modelplane_function.handlers.conditions import Condition, event, is_ready, report
+from modelplane_function.handlers.conditions import Condition, event, report, serves_its_revision
 from modelplane_function.handlers.convert import project, to_dict, to_struct
 from modelplane_function.handlers.keep import keep, minimal, observed_of_kind
 from modelplane_function.handlers.progress import observed_rollout
@@ -194,7 +194,7 @@ def _why(replicas: Mapping[str, Mapping[str, Any] | None]) -> list[str]:
     """What each composed ModelReplica (by name) that is not ready says failed, in name order."""
     out: list[str] = []
     for name, obj in sorted(replicas.items()):
-        failure = None if is_ready(obj) else failures.replica_failure(obj)
+        failure = None if serves_its_revision(obj) else failures.replica_failure(obj)
         if failure is not None:
             out.append(f"{name}: {failure}")
     return out
@@ -214,7 +214,7 @@ def _retain_only(
 ) -> None:
     """Keep every observed replica; report `problem` (None: waiting for requirements, say nothing)."""
     keep(rsp, own)
-    ready = sum(1 for obj in own.values() if is_ready(obj))
+    ready = sum(1 for obj in own.values() if serves_its_revision(obj))
     status: dict[str, Any] = {"replicas": {"total": len(own), "ready": ready}}
     observed_status = xr.get("status")
     observed_status = observed_status if isinstance(observed_status, Mapping) else {}
@@ -319,7 +319,7 @@ def _compose(
             # Replicas of one deployment carry the same template: the ones composed stand for the rest.
             raise ResponseTooLargeError(size * len(rolled.replicas) // (i + 1))
         # Readiness is what this XR observes of its composed replica, not what the fleet list says.
-        ready_now = is_ready(own.get(key))
+        ready_now = serves_its_revision(own.get(key))
         if ready_now:
             desired.ready = fnv1.READY_TRUE
         composed.append(replace(r, ready=ready_now))

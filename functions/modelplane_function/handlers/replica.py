@@ -161,6 +161,7 @@ def handle(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
     declared = _declare(rsp, xr)
     if requirements.unresolved(req, declared):
         keep(rsp, observed)
+        _keep_rendered_revision(rsp, xr)
         rsp.desired.composite.ready = fnv1.READY_FALSE
         return
     try:
@@ -172,6 +173,8 @@ def handle(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
     except SpecError as e:
         _not_rendered(rsp, xr, observed, e)
         return
+    if replica.revision:
+        rsp.desired.composite.resource.MergeFrom(to_struct({"status": {"renderedRevision": replica.revision}}))
     for obj in rendered:
         desired = rsp.desired.resources[obj.key]
         desired.resource.CopyFrom(to_struct(obj.manifest))
@@ -218,9 +221,19 @@ def _not_rendered(
     e: SpecError,
 ) -> None:
     keep(rsp, kept)
+    if kept:
+        _keep_rendered_revision(rsp, xr)
     c = Condition(type=names.CONDITION_REPLICA_RENDERED, status="False", reason=e.reason, message=str(e))
     report(rsp, xr, c, warn=True)
     _report_ready(rsp, xr, _ready_condition(sorted(kept), kept, list(kept)))
+
+
+def _keep_rendered_revision(rsp: fnv1.RunFunctionResponse, xr: Mapping[str, Any]) -> None:
+    """status.renderedRevision as observed: the objects kept as they are still render that revision."""
+    status = xr.get("status")
+    rendered = status.get("renderedRevision") if isinstance(status, Mapping) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    if isinstance(rendered, str) and rendered:
+        rsp.desired.composite.resource.MergeFrom(to_struct({"status": {"renderedRevision": rendered}}))
 
 
 def _report_ready(rsp: fnv1.RunFunctionResponse, xr: Mapping[str, Any], c: Condition) -> None:

@@ -14,6 +14,7 @@ from crossplane.function import response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf import struct_pb2
 from modelplane import api, names
+from modelplane.api.replica import ready_at
 from modelplane.errors import SpecError
 from modelplane.model import Cluster, Deployment, ModelReplica
 
@@ -212,8 +213,10 @@ def _cluster_of(struct: struct_pb2.Struct) -> str:
 
 
 def _ready(struct: struct_pb2.Struct) -> bool:
-    """Whether the replica's Ready condition is True, as its handler reports it."""
-    return _has_condition(struct, ("Ready", "True"))
+    """Whether the replica is Ready for the revision its label names (api.replica.ready_at)."""
+    revision = _string(struct, "metadata", "labels", names.LABEL_REVISION) or None
+    rendered = _string(struct, "status", "renderedRevision") or None
+    return ready_at(revision, ready=_has_condition(struct, ("Ready", "True")), rendered=rendered)
 
 
 def _has_condition(struct: struct_pb2.Struct, wanted: tuple[str, ...]) -> bool:

@@ -235,6 +235,17 @@ class ReplicaSpec(Wire):
 
 class ReplicaStatus(Observed):
     conditions: tuple[Condition, ...] | None = None
+    rendered_revision: str | None = None
+
+
+def ready_at(revision: str | None, *, ready: bool, rendered: str | None) -> bool:
+    """Whether a ModelReplica serves `revision` (its label): Ready, for the revision it last rendered.
+
+    Its Ready condition is written when its handler renders, so after a deployment moves it to a new
+    revision the old Ready stands until the handler has rendered the new one. A replica whose handler
+    records no revision (older versions) is taken at its Ready condition.
+    """
+    return ready and (rendered is None or revision is None or rendered == revision)
 
 
 def parse_replica(obj: Mapping[str, Any]) -> m.ModelReplica:
@@ -265,7 +276,11 @@ def parse_replica(obj: Mapping[str, Any]) -> m.ModelReplica:
         topology_required_level=scheduling.required_topology_level,
         topology_preferred_level=scheduling.preferred_topology_level,
         labels={k: v for k, v in sorted(labels.items()) if not k.startswith(MACHINERY_PREFIXES)},
-        ready=any(c.type == "Ready" and c.status == "True" for c in status.conditions or ()),
+        ready=ready_at(
+            labels.get(LABEL_REVISION) or None,
+            ready=any(c.type == "Ready" and c.status == "True" for c in status.conditions or ()),
+            rendered=status.rendered_revision,
+        ),
         kserve_version=spec.kserve.version if spec.kserve else None,
         revision=labels.get(LABEL_REVISION) or None,
         replacing=tuple(e.to_domain() for e in spec.replacing.engines) if spec.replacing else (),
