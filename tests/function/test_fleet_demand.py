@@ -25,6 +25,17 @@ SMALL = deployment(name="small", namespace="team-b", cel=ANY_GPU)
 SMALL_ON_A = with_ready(replica("a", deployment="small", namespace="team-b", cel=ANY_GPU))
 BROKEN = {**deployment(name="broken"), "spec": {"replicas": "many"}}
 LONG_NAMED = deployment(name="x" * 64, gpus=8)  # refused by its own reconcile (not a label value)
+# What a deployment too large to answer shows after its own reconcile: it places nothing.
+REFUSED = deployment(
+    name="huge",
+    gpus=8,
+    status={"conditions": [{"type": "ReplicasScheduled", "status": "False", "reason": "ResponseTooLarge"}]},
+)
+STILL_SCHEDULING = deployment(
+    name="big",
+    gpus=8,
+    status={"conditions": [{"type": "ReplicasScheduled", "status": "False", "reason": "InsufficientCapacity"}]},
+)
 
 
 def key(cluster_name: str) -> str:
@@ -77,6 +88,22 @@ CASES = [
         [SMALL, LONG_NAMED],
         (key("a"),),
         (("ReplicasPlaced", f"Placed 1 new replica: {SMALL_A} on a."),),
+        "Scheduled 1 of 1 replicas.",
+    ),
+    Case(
+        "a deployment whose own reconcile refused it (too large to answer) holds no room",
+        SMALL,
+        [SMALL, REFUSED],
+        (key("a"),),
+        (("ReplicasPlaced", f"Placed 1 new replica: {SMALL_A} on a."),),
+        "Scheduled 1 of 1 replicas.",
+    ),
+    Case(
+        "one its own reconcile found short of capacity still does",
+        SMALL,
+        [SMALL, STILL_SCHEDULING],
+        (key("b"),),
+        (("ReplicasPlaced", f"Placed 1 new replica: {SMALL_B} on b."),),
         "Scheduled 1 of 1 replicas.",
     ),
     Case(

@@ -135,7 +135,7 @@ def deployments(req: fnv1.RunFunctionRequest, own: Deployment) -> tuple[Deployme
             d = _DEPLOYMENTS.parse(struct)
         except Exception:  # noqa: BLE001 - contained per object: it only states demand
             continue
-        if names.label_value_problem(d.name) is None:  # else its own reconcile refuses it: it places nothing
+        if names.label_value_problem(d.name) is None and not _refused_by_itself(struct):
             out.setdefault((d.namespace, d.name), d)
     return tuple(out[k] for k in sorted(out))
 
@@ -210,6 +210,39 @@ def replicas(
 def _cluster_of(struct: struct_pb2.Struct) -> str:
     """The cluster an unreadable replica names, as the parsers would read it: label, else spec.clusterName."""
     return _string(struct, "metadata", "labels", names.LABEL_CLUSTER) or _string(struct, "spec", "clusterName") or ""
+
+
+# What a deployment's own ReplicasScheduled condition says when its reconcile did schedule: anything
+# else (InvalidSpec, ResponseTooLarge, ...) means it places nothing until its spec changes.
+_SCHEDULING = frozenset(
+    {
+        names.REASON_SCHEDULED,
+        names.REASON_SCALED_TO_ZERO,
+        names.REASON_INSUFFICIENT_CAPACITY,
+        names.REASON_NO_SUITABLE_CLUSTER,
+    }
+)
+
+
+def _refused_by_itself(struct: struct_pb2.Struct) -> bool:
+    """Whether a deployment's own last reconcile refused it (its ReplicasScheduled reason says so).
+
+    Such a deployment places nothing, so room held for it would stay empty: a tenant could block
+    everyone's placements with a deployment its own reconcile refuses (one too large to answer).
+    One not reconciled yet has no condition and counts. Tenants do not write status.
+    """
+    status = struct.fields.get("status")  # .get: bracket access would insert the key
+    conditions = status.struct_value.fields.get("conditions") if status is not None else None
+    if conditions is None or conditions.WhichOneof("kind") != "list_value":
+        return False
+    for c in conditions.list_value.values:
+        if (
+            c.WhichOneof("kind") == "struct_value"
+            and _string(c.struct_value, "type") == names.CONDITION_REPLICAS_SCHEDULED
+        ):
+            reason = _string(c.struct_value, "reason")
+            return bool(reason) and reason not in _SCHEDULING
+    return False
 
 
 def _ready(struct: struct_pb2.Struct) -> bool:
