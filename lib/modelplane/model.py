@@ -188,6 +188,7 @@ class Deployment:
     queue: str | None = None
     priority_class_name: str | None = None
     spread: SpreadPolicy = SpreadPolicy.PREFERRED
+    movable: bool = True  # its Ready replicas may move to make room for others' demand (scheduler/displace.py)
     template_labels: Mapping[str, str] = field(default_factory=_empty)
     rollout: RolloutStrategy = field(default_factory=RolloutStrategy)
     # labels of the deployment's Namespace, for tenant admission; None when the Namespace was not

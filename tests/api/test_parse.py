@@ -929,3 +929,16 @@ def test_a_devices_pool_is_parsed_and_published_with_its_packing() -> None:
         [m.PoolPacking.NODES, m.PoolPacking.DEVICES],
         [m.PoolPacking.NODES, m.PoolPacking.DEVICES],
     )
+
+
+@pytest.mark.parametrize(
+    ("placement", "want"),
+    [
+        ({}, (m.SpreadPolicy.PREFERRED, True)),
+        ({"placement": {"moves": "Never"}}, (m.SpreadPolicy.PREFERRED, False)),
+        ({"placement": {"spread": "Strict", "moves": "Allowed"}}, (m.SpreadPolicy.STRICT, True)),
+    ],
+)
+def test_placement_moves_default_to_allowed(placement: dict[str, Any], want: tuple[m.SpreadPolicy, bool]) -> None:
+    d = parse_deployment(md(**placement), namespace_labels={})
+    assert (d.spread, d.movable) == want

@@ -185,3 +185,14 @@ def test_every_deployment_agrees_on_the_move() -> None:
         message="Scheduled 0 of 1 replicas; 0/2 clusters are available for the rest: "
         "1 had no pool matching an engine's devices, 1 had no pool with enough free nodes."
     )
+
+
+def test_a_deployment_that_never_moves_keeps_its_replica_and_says_nothing() -> None:
+    pinned = replace(SMALL, movable=False)
+    mover = schedule(pinned, FLEET, [HELD], deployments=[pinned, BIG])
+    blocked = schedule(BIG, FLEET, [HELD], deployments=[pinned, BIG])
+    assert (outline(mover), mover.moves, blocked.moves) == (
+        Outline(replicas=("a/0 main@h100",), message="Scheduled 1 of 1 replicas."),
+        (),
+        (),
+    )

@@ -163,6 +163,7 @@ def check_phases(mode: str, phases: list[str | None]) -> None:
 
 class Placement(Wire):
     spread: Literal["Preferred", "Strict"] = "Preferred"
+    moves: Literal["Allowed", "Never"] = "Allowed"
 
 
 class TemplateSpec(Wire):
@@ -248,6 +249,7 @@ def parse_deployment(obj: Mapping[str, Any], *, namespace_labels: Mapping[str, s
         queue=scheduling.queue,
         priority_class_name=scheduling.priority_class_name,
         spread=m.SpreadPolicy((tpl.placement or Placement()).spread),
+        movable=(tpl.placement or Placement()).moves == "Allowed",
         template_labels=dict((spec.template.metadata or TemplateMetadata()).labels or {}),
         rollout=spec.rollout.to_domain() if spec.rollout else m.RolloutStrategy(),
         namespace_labels=dict(namespace_labels or {}),

@@ -166,7 +166,8 @@ class _Fleet:
             (
                 r
                 for r in self.live
-                if r.ready and _owner(r) != key(demand) and r.name not in self.moving and _owner(r) in self.by_key
+                if r.ready and _owner(r) != key(demand) and r.name not in self.moving
+                if _owner(r) in self.by_key and self.by_key[_owner(r)].movable
                 if any((r.cluster, p) in usable for p, n in r.node_cost_by_pool().items() if n)
             ),
             key=lambda r: (sum(r.node_cost_by_pool().values()), r.namespace, r.deployment, r.cluster, r.index),
