@@ -31,6 +31,7 @@ REFUSED = deployment(
     gpus=8,
     status={"conditions": [{"type": "ReplicasScheduled", "status": "False", "reason": "ResponseTooLarge"}]},
 )
+DELETING = {**BIG, "metadata": {**BIG["metadata"], "deletionTimestamp": "2026-01-01T00:00:00Z"}}
 STILL_SCHEDULING = deployment(
     name="big",
     gpus=8,
@@ -94,6 +95,14 @@ CASES = [
         "a deployment whose own reconcile refused it (too large to answer) holds no room",
         SMALL,
         [SMALL, REFUSED],
+        (key("a"),),
+        (("ReplicasPlaced", f"Placed 1 new replica: {SMALL_A} on a."),),
+        "Scheduled 1 of 1 replicas.",
+    ),
+    Case(
+        "a deployment being deleted holds no room",
+        SMALL,
+        [SMALL, DELETING],
         (key("a"),),
         (("ReplicasPlaced", f"Placed 1 new replica: {SMALL_A} on a."),),
         "Scheduled 1 of 1 replicas.",

@@ -135,7 +135,8 @@ def deployments(req: fnv1.RunFunctionRequest, own: Deployment) -> tuple[Deployme
             d = _DEPLOYMENTS.parse(struct)
         except Exception:  # noqa: BLE001 - contained per object: it only states demand
             continue
-        if names.label_value_problem(d.name) is None and not _refused_by_itself(struct):
+        deleting = bool(_string(struct, "metadata", "deletionTimestamp"))  # its replicas are going too
+        if names.label_value_problem(d.name) is None and not deleting and not _refused_by_itself(struct):
             out.setdefault((d.namespace, d.name), d)
     return tuple(out[k] for k in sorted(out))
 
