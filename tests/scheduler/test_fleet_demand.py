@@ -6,17 +6,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import pytest
-from modelplane.model import Deployment, ModelReplica
+from modelplane.model import Deployment, ModelReplica, Role
 from modelplane.scheduler import schedule
 from modelplane.scheduler.result import Move
 
 from tests.scheduler.factories import (
+    IS_NIC,
     Outline,
     cluster,
     deployment,
     engine,
+    gpu,
     gpu_engines,
     member,
+    nic,
     observed,
     outline,
     pool,
@@ -195,4 +198,58 @@ def test_a_deployment_that_never_moves_keeps_its_replica_and_says_nothing() -> N
         Outline(replicas=("a/0 main@h100",), message="Scheduled 1 of 1 replicas."),
         (),
         (),
+    )
+
+
+IB_FLEET = (
+    cluster("a", pools=[pool("ib", nodes=2, devices=[gpu(count=8), nic()])]),
+    cluster("b", pools=[pool("h100", nodes=2)]),
+)
+_IB_MEMBER = [request(count=8), request("ib", count=1, selectors=(IS_NIC,))]
+GANG = deployment(
+    "gang",
+    engines=[
+        engine(
+            members=[
+                member(role=Role.LEADER, requests=_IB_MEMBER),
+                member(role=Role.WORKER, worker_nodes=1, requests=_IB_MEMBER),
+            ]
+        )
+    ],
+)
+ONE_GPU = deployment("one-gpu", namespace="team-b", replicas=1, engines=gpu_engines(1))
+OTHER_GPU = deployment("other-gpu", namespace="team-c", replicas=1, engines=gpu_engines(1))
+ON_IB = (
+    observed(ONE_GPU, cluster="a", index=0, pools="ib"),
+    observed(OTHER_GPU, cluster="a", index=0, pools="ib"),
+)
+
+
+def test_a_gang_blocked_by_two_holders_gets_both_moved() -> None:
+    """Two one-GPU replicas of two deployments hold the only InfiniBand pool's two nodes: each moves."""
+    everyone = [ONE_GPU, OTHER_GPU, GANG]
+    got = {d.name: schedule(d, IB_FLEET, ON_IB, deployments=everyone) for d in everyone}
+    want_moves = (
+        "team-b/one-gpu#0 moves off a/ib to make room for team-a/gang",
+        "team-c/other-gpu#0 moves off a/ib to make room for team-a/gang",
+    )
+    assert (
+        {name: outline(r) for name, r in got.items() if name != "gang"},
+        tuple(m.text() for m in got["gang"].moves),
+    ) == (
+        {
+            "one-gpu": Outline(
+                replicas=("b/0 main@h100",),
+                created=("b/0",),
+                removed=("a/0: making room for another deployment",),
+                message="Scheduled 1 of 1 replicas.",
+            ),
+            "other-gpu": Outline(
+                replicas=("b/0 main@h100",),
+                created=("b/0",),
+                removed=("a/0: making room for another deployment",),
+                message="Scheduled 1 of 1 replicas.",
+            ),
+        },
+        want_moves,
     )

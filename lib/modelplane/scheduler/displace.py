@@ -12,7 +12,8 @@ from the same observed fleet, so concurrent reconciles agree on who moves and on
 - It moves when, with it gone, one more replica of the blocked deployment fits, and its own
   deployment can place a successor elsewhere first (make-before-break: the successor is charged
   while the replica still holds its nodes) without taking that room back. A deployment above its
-  replica count already has the successor.
+  replica count already has the successor. Where one is not enough (a two-node gang whose pool
+  two replicas hold), the candidates on one cluster leave together, each with its successor.
 - Each move is applied to the trial fleet (the successor and the blocked replica placed, the
   replica gone) before the next blocked deployment is served, so moves never claim the same room.
 
@@ -27,10 +28,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from modelplane.devices import DeviceMatcher
 from modelplane.errors import SpecError
-from modelplane.model import Cluster, Deployment, ModelReplica, PoolCharge
+from modelplane.model import Cluster, Deployment, ModelReplica
 from modelplane.scheduler.bind import Placement, bind
 from modelplane.scheduler.engines import EngineOptions, cost_by_pool
 from modelplane.scheduler.filters import Context, FilterRunner
@@ -100,14 +102,13 @@ def find_moves(
         if any(runner.status(c).fits for c in clusters):
             continue  # not blocked: it places itself on its next reconcile
         missing = demand.replicas - count[key(demand)]
-        for r in fleet.candidates(demand, runner):
-            if budget <= 0 or missing <= 0:
+        while missing > 0 and budget > 0:
+            made, used = fleet.make_room(demand, fleet.candidates(demand, runner), budget)
+            budget -= used
+            if not made:
                 break
-            budget -= 1
-            move = fleet.move(r, demand)
-            if move is not None:
-                moves.append(move)
-                missing -= 1
+            moves.extend(made)
+            missing -= 1
     return tuple(moves)
 
 
@@ -137,6 +138,7 @@ class _Fleet:
         for r in replicas:
             self.ledger.charge_replica(r)
         self.moving: set[str] = set()
+        self.successors: Counter[tuple[str, str]] = Counter()  # placed on the trial fleet, per deployment
         self._matcher = matcher
         self._trials: dict[tuple[str, str], _Trial] = {}
 
@@ -173,32 +175,86 @@ class _Fleet:
             key=lambda r: (sum(r.node_cost_by_pool().values()), r.namespace, r.deployment, r.cluster, r.index),
         )
 
-    def move(self, replica: ModelReplica, demand: Deployment) -> Move | None:
-        """Move `replica` for `demand` on the trial fleet if that works; otherwise leave the fleet as it was."""
-        ledger = self.ledger
-        charges = replica.charges_by_pool()
-        undo: list[tuple[str, Mapping[str, PoolCharge]]] = [(replica.cluster, charges)]
-        ledger.charge(replica.cluster, charges, sign=-1)
-        fits = self.trial(demand).runner(ledger).status(self.by_cluster[replica.cluster]).fits
-        ledger.charge(replica.cluster, charges)
-        if not fits:
-            return None  # leaving would not make enough room
+    def make_room(self, demand: Deployment, candidates: Sequence[ModelReplica], budget: int) -> tuple[list[Move], int]:
+        """The moves that let one more replica of `demand` fit, applied to the trial fleet; and the tries spent.
+
+        Clusters are tried in the order of their first candidate; on each, candidates leave one at a
+        time (each after its successor is placed, when it needs one) until `demand` fits there: a
+        two-node gang may need two holders to move. A cluster where it would not fit even with every
+        candidate gone is skipped; one where it still does not fit is left as it was.
+        """
+        trial = self.trial(demand)
+        by_cluster: dict[str, list[ModelReplica]] = {}
+        for r in candidates:
+            by_cluster.setdefault(r.cluster, []).append(r)
+        used = 0
+        for name, group in by_cluster.items():
+            if used >= budget:
+                break
+            cluster = self.by_cluster[name]
+            if not self._fits_without(trial, cluster, group):
+                continue
+            steps: list[_Step] = []
+            for r in group:
+                if used >= budget:
+                    break
+                used += 1
+                step = self._vacate(r)
+                if step is None:
+                    continue
+                steps.append(step)
+                if trial.runner(self.ledger).status(cluster).fits:
+                    if trial.place(self.ledger, self.clusters, {}) is not None:
+                        return [self._commit(step, demand) for step in steps], used
+                    break  # the successors took the room back
+            for step in reversed(steps):
+                self._restore(step)
+        return [], used
+
+    def _fits_without(self, trial: _Trial, cluster: Cluster, replicas: Sequence[ModelReplica]) -> bool:
+        """Whether `trial`'s deployment fits `cluster` with every one of `replicas` gone."""
+        for r in replicas:
+            self.ledger.charge(r.cluster, r.charges_by_pool(), sign=-1)
+        fits = trial.runner(self.ledger).status(cluster).fits
+        for r in replicas:
+            self.ledger.charge(r.cluster, r.charges_by_pool())
+        return fits
+
+    def _vacate(self, replica: ModelReplica) -> _Step | None:
+        """Place `replica`'s successor (when its deployment would otherwise run short), then free its nodes."""
         owner = self.by_key[_owner(replica)]
         if not _valid(owner, self.clusters, self._matcher):
             return None
-        siblings = [r for r in self.live if _owner(r) == _owner(replica)]
-        if len(siblings) <= owner.replicas:  # its successor must fit first, beside it
-            spread = Counter(r.cluster for r in siblings if r.name != replica.name)
-            successor = self.trial(owner).place(ledger, self.clusters, spread)
+        staying = [r for r in self.live if _owner(r) == _owner(replica) and r.name not in self.moving]
+        successor: Placement | None = None
+        if len(staying) + self.successors[_owner(replica)] <= owner.replicas:
+            spread = Counter(r.cluster for r in staying if r.name != replica.name)
+            successor = self.trial(owner).place(self.ledger, self.clusters, spread)
             if successor is None:
                 return None
-            undo.append((successor.cluster.name, cost_by_pool(successor.options)))
-        ledger.charge(replica.cluster, charges, sign=-1)
-        if self.trial(demand).place(ledger, self.clusters, {}) is None:  # the successor took the room back
-            ledger.charge(replica.cluster, charges)
-            for cluster, charged in undo[1:]:
-                ledger.charge(cluster, charged, sign=-1)
-            return None
+            self.successors[_owner(replica)] += 1
+        self.ledger.charge(replica.cluster, replica.charges_by_pool(), sign=-1)
         self.moving.add(replica.name)
+        return _Step(replica=replica, successor=successor)
+
+    def _restore(self, step: _Step) -> None:
+        replica = step.replica
+        self.ledger.charge(replica.cluster, replica.charges_by_pool())
+        self.moving.discard(replica.name)
+        if step.successor is not None:
+            self.ledger.charge(step.successor.cluster.name, cost_by_pool(step.successor.options), sign=-1)
+            self.successors[_owner(replica)] -= 1
+
+    @staticmethod
+    def _commit(step: _Step, demand: Deployment) -> Move:
+        replica = step.replica
         pools = tuple(sorted(p for p, n in replica.node_cost_by_pool().items() if n))
         return Move(replica=replica, demand=f"{demand.namespace}/{demand.name}", cluster=replica.cluster, pools=pools)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Step:
+    """One replica vacated on the trial fleet: undone unless the whole make-room works."""
+
+    replica: ModelReplica
+    successor: Placement | None
