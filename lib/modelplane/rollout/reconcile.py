@@ -16,12 +16,12 @@ before that is updated without it (its superseded objects go at once), within th
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
 from modelplane.devices import DeviceMatcher
-from modelplane.model import Cluster, Deployment, ModelReplica, PlacedEngine, PlacedMember
+from modelplane.model import KSERVE_VERSIONS, Cluster, Deployment, ModelReplica, PlacedEngine, PlacedMember
 from modelplane.rollout.budget import Budget, resolve_budget
 from modelplane.rollout.progress import Counts, Observed, Progress, halted, progress
 from modelplane.rollout.revision import revision
@@ -49,6 +49,22 @@ class Reconciled:
     waiting: tuple[RemovedReplica, ...]  # replicas the scheduler wants gone, kept for now
     progress: Progress
     counts: Counts
+
+
+def _at_cluster_kserve(clusters: Sequence[Cluster]) -> Callable[[ModelReplica], bool]:
+    """Whether a replica renders for the KServe version its cluster runs now (None: the newest).
+
+    A cluster upgraded to another KServe version changes what its replicas render (how args reach
+    vLLM, pod labels): a replica rendered for the version before is not current, so the rollout
+    budget paces the change, each deployment's replicas on that cluster a few at a time.
+    """
+    versions = {c.name: c.kserve_version or KSERVE_VERSIONS[-1] for c in clusters}
+
+    def at(r: ModelReplica) -> bool:
+        version = versions.get(r.cluster)
+        return version is None or (r.kserve_version or KSERVE_VERSIONS[-1]) == version
+
+    return at
 
 
 def _fate(name: str, kept: frozenset[str], removed: dict[str, str], *, current: bool) -> Fate:
@@ -100,7 +116,8 @@ def reconcile(
     rev = revision(deployment)
     budget = resolve_budget(deployment.rollout, deployment.replicas)
     ours, _ = split_own(deployment, sorted(replicas, key=lambda r: (r.namespace, r.name)), composed)
-    current = {r.name for r in ours if r.revision in (rev, None)}
+    at_cluster = _at_cluster_kserve(clusters)
+    current = {r.name for r in ours if r.revision in (rev, None) and at_cluster(r)}
     # A rename that is done (Ready through its new objects) no longer holds its old ones: the
     # ModelReplica handler let them go, so this reconcile neither charges nor keeps them.
     done = {r.name for r in ours if r.replacing and r.name in current and not _renaming(r, current=True)}
@@ -167,7 +184,7 @@ def reconcile(
         result.removed, own, current, stand_ins=min(budget.surge, sum(r.revision == rev for r in desired))
     )
     counts = Counts(
-        updated=sum(r.revision == rev for r in desired),
+        updated=sum(r.revision == rev and at_cluster(r) for r in desired),
         available=sum(r.ready and r.name not in down for r in desired),
         total=len(desired),
     )
