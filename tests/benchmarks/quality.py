@@ -32,6 +32,7 @@ from modelplane.model import Cluster, Deployment, ModelReplica
 from modelplane.rollout import Observed
 from modelplane.rollout.reconcile import reconcile
 from modelplane.scheduler.capacity import shares_devices
+from modelplane.scheduler.demand import devices_claimed
 
 from tests.benchmarks.optimum import Optimum, solve
 from tests.benchmarks.scenarios import Scenario, generate, pool_gpus
@@ -61,11 +62,7 @@ class Fleet:
 
 def replica_gpus(replica: ModelReplica) -> int:
     """GPUs a replica claims: pods x copies x devices of every claiming member."""
-    return sum(
-        member.pods_per_copy * engine.copies * sum(r.count for r in member.device_requests)
-        for engine in replica.engines
-        for member in engine.members
-    )
+    return devices_claimed(replica.engines)
 
 
 def _stranded(scenario: Scenario, replicas: Sequence[ModelReplica]) -> int:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import BeforeValidator, Field, field_validator, model_validator
@@ -79,11 +80,39 @@ class ResolvedDeviceRequest(Wire):
         return cls(name=r.name, device_class_name=r.device_class_name, count=r.count, selectors=selectors or None)
 
 
-class ReplicaMember(Wire):
+class HeldMember(Wire):
+    """A member as the ledger charges it: its pool and devices, no template (a superseded one, held)."""
+
     role: Literal["Standalone", "Leader", "Worker"] = "Standalone"
     worker: Worker | None = None
     node_pool_name: str = Field(min_length=1, max_length=63)
     device_requests: tuple[ResolvedDeviceRequest, ...] | None = Field(default=None, max_length=16)
+
+    def to_domain(self) -> m.PlacedMember:
+        return m.PlacedMember(
+            role=m.Role(self.role),
+            worker_nodes=worker_nodes(self.role, self.worker),
+            pool=self.node_pool_name,
+            device_requests=tuple(r.to_domain() for r in self.device_requests or ()),
+        )
+
+    @classmethod
+    def from_domain(cls, p: m.PlacedMember) -> HeldMember:
+        return cls(**_held_fields(p))
+
+
+def _held_fields(p: m.PlacedMember) -> dict[str, Any]:
+    return {
+        "role": p.role.value,
+        "worker": Worker(nodes=p.worker_nodes) if p.role is m.Role.WORKER else None,
+        "node_pool_name": p.pool,
+        "device_requests": tuple(ResolvedDeviceRequest.from_domain(r) for r in p.device_requests) or None,
+    }
+
+
+class ReplicaMember(HeldMember):
+    """A placed member in full: what the ledger charges, plus its constraints and pod template."""
+
     constraints: tuple[DeviceConstraint, ...] | None = Field(default=None, max_length=8)
     template: PodTemplate
 
@@ -101,11 +130,8 @@ class ReplicaMember(Wire):
         return self
 
     def to_domain(self) -> m.PlacedMember:
-        return m.PlacedMember(
-            role=m.Role(self.role),
-            worker_nodes=worker_nodes(self.role, self.worker),
-            pool=self.node_pool_name,
-            device_requests=tuple(r.to_domain() for r in self.device_requests or ()),
+        return replace(
+            super().to_domain(),
             constraints=tuple(c.to_domain() for c in self.constraints or ()),
             template=dump(self.template),
         )
@@ -113,10 +139,7 @@ class ReplicaMember(Wire):
     @classmethod
     def from_domain(cls, p: m.PlacedMember) -> ReplicaMember:
         return cls(
-            role=p.role.value,
-            worker=Worker(nodes=p.worker_nodes) if p.role is m.Role.WORKER else None,
-            node_pool_name=p.pool,
-            device_requests=tuple(ResolvedDeviceRequest.from_domain(r) for r in p.device_requests) or None,
+            **_held_fields(p),
             constraints=tuple(DeviceConstraint.from_domain(c) for c in p.constraints) or None,
             template=PodTemplate.model_validate(p.template),
         )
@@ -151,32 +174,6 @@ class ReplicaEngine(Wire):
             phase=e.phase.value if e.phase else None,
             parallelism=maybe(e.parallelism, Parallelism.from_domain),
             members=tuple(ReplicaMember.from_domain(x) for x in e.members),
-        )
-
-
-class HeldMember(Wire):
-    """A superseded member as the ledger charges it: its pool and devices, no template."""
-
-    role: Literal["Standalone", "Leader", "Worker"] = "Standalone"
-    worker: Worker | None = None
-    node_pool_name: str = Field(min_length=1, max_length=63)
-    device_requests: tuple[ResolvedDeviceRequest, ...] | None = Field(default=None, max_length=16)
-
-    def to_domain(self) -> m.PlacedMember:
-        return m.PlacedMember(
-            role=m.Role(self.role),
-            worker_nodes=worker_nodes(self.role, self.worker),
-            pool=self.node_pool_name,
-            device_requests=tuple(r.to_domain() for r in self.device_requests or ()),
-        )
-
-    @classmethod
-    def from_domain(cls, p: m.PlacedMember) -> HeldMember:
-        return cls(
-            role=p.role.value,
-            worker=Worker(nodes=p.worker_nodes) if p.role is m.Role.WORKER else None,
-            node_pool_name=p.pool,
-            device_requests=tuple(ResolvedDeviceRequest.from_domain(r) for r in p.device_requests) or None,
         )
 
 

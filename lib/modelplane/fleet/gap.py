@@ -19,8 +19,7 @@ from modelplane.devices import DeviceMatcher
 from modelplane.fleet.view import ClusterView
 from modelplane.model import Cluster, Deployment, ModelReplica
 from modelplane.scheduler.capacity import shares_devices
-from modelplane.scheduler.engines import EngineOptions
-from modelplane.scheduler.filters import Context, FilterRunner
+from modelplane.scheduler.demand import Demand
 from modelplane.scheduler.ledger import Ledger
 
 
@@ -66,14 +65,9 @@ def blockers(
     deployment: Deployment, clusters: Sequence[Cluster], replicas: Sequence[ModelReplica]
 ) -> tuple[Blocker, ...]:
     """Other deployments' replicas on the pools `deployment` could use where only capacity turns it away."""
-    engines = EngineOptions(deployment, DeviceMatcher())
-    runner = FilterRunner(Context(deployment, engines, Ledger(clusters)))
-    usable = {
-        (c.name, pool): next(p for p in c.pools if p.name == pool)
-        for c in sorted(clusters, key=lambda c: c.name)
-        if runner.eligible(c)
-        for pool in sorted(engines.matching_pools(c))
-    }
+    demand = Demand(deployment, DeviceMatcher())
+    pools = {(c.name, p.name): p for c in clusters for p in c.pools}
+    usable = {key: pools[key] for key in demand.usable(clusters, demand.runner(Ledger(clusters)))}
     out: list[Blocker] = []
     for r in replicas:
         if (r.namespace, r.deployment) == (deployment.namespace, deployment.name):

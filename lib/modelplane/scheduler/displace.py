@@ -27,17 +27,16 @@ per call, so a large fleet stays within the scheduler's time budget.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from modelplane.devices import DeviceMatcher
-from modelplane.errors import SpecError
 from modelplane.model import Cluster, Deployment, ModelReplica
-from modelplane.scheduler.bind import Placement, bind
-from modelplane.scheduler.engines import EngineOptions, cost_by_pool
-from modelplane.scheduler.filters import Context, FilterRunner
+from modelplane.scheduler.bind import Placement
+from modelplane.scheduler.demand import Demand, valid
+from modelplane.scheduler.engines import cost_by_pool
+from modelplane.scheduler.filters import FilterRunner
 from modelplane.scheduler.ledger import Ledger
-from modelplane.scheduler.packing import Packing
 from modelplane.scheduler.result import Move
 
 MAX_TRIALS = 64
@@ -49,23 +48,6 @@ def key(deployment: Deployment) -> tuple[str, str]:
 
 def _owner(replica: ModelReplica) -> tuple[str, str]:
     return (replica.namespace, replica.deployment)
-
-
-class _Trial:
-    """One deployment's filters over a ledger, built on first use (device matching is shared)."""
-
-    def __init__(self, deployment: Deployment, matcher: DeviceMatcher) -> None:
-        self.deployment = deployment
-        self.engines = EngineOptions(deployment, matcher)
-
-    def runner(self, ledger: Ledger) -> FilterRunner:
-        return FilterRunner(Context(self.deployment, self.engines, ledger, packing=Packing(self.engines)))
-
-    def place(self, ledger: Ledger, clusters: Sequence[Cluster], spread: Mapping[str, int]) -> Placement | None:
-        """Place one replica on `ledger` (charged there), or None when none fits."""
-        ctx = Context(self.deployment, self.engines, ledger, packing=Packing(self.engines))
-        outcome = bind(ctx, FilterRunner(ctx), clusters=clusters, count=1, taken={}, replicas_on=spread)
-        return outcome.placements[0] if outcome.placements else None
 
 
 def find_moves(
@@ -96,7 +78,7 @@ def find_moves(
     for demand in blocked:
         if caller is not None and key(demand) != caller and not fleet.touches(demand, mine):
             continue
-        if not _valid(demand, clusters, matcher):
+        if not valid(demand, clusters, matcher):
             continue
         runner = fleet.trial(demand).runner(fleet.ledger)
         if any(runner.status(c).fits for c in clusters):
@@ -110,14 +92,6 @@ def find_moves(
             moves.extend(made)
             missing -= 1
     return tuple(moves)
-
-
-def _valid(deployment: Deployment, clusters: Sequence[Cluster], matcher: DeviceMatcher) -> bool:
-    try:
-        matcher.validate(deployment, clusters)
-    except SpecError:
-        return False  # its own reconcile reports it; it neither places nor moves
-    return True
 
 
 class _Fleet:
@@ -140,10 +114,10 @@ class _Fleet:
         self.moving: set[str] = set()
         self.successors: Counter[tuple[str, str]] = Counter()  # placed on the trial fleet, per deployment
         self._matcher = matcher
-        self._trials: dict[tuple[str, str], _Trial] = {}
+        self._trials: dict[tuple[str, str], Demand] = {}
 
-    def trial(self, deployment: Deployment) -> _Trial:
-        return self._trials.setdefault(key(deployment), _Trial(deployment, self._matcher))
+    def trial(self, deployment: Deployment) -> Demand:
+        return self._trials.setdefault(key(deployment), Demand(deployment, self._matcher))
 
     def touches(self, demand: Deployment, replicas: Sequence[ModelReplica]) -> bool:
         """Whether any of `replicas` holds a pool `demand`'s engines match, on a cluster that would take it."""
@@ -162,8 +136,7 @@ class _Fleet:
 
     def candidates(self, demand: Deployment, runner: FilterRunner) -> list[ModelReplica]:
         """Ready replicas of other readable deployments on pools `demand` could use, smallest first."""
-        engines = self.trial(demand).engines
-        usable = {(c.name, p) for c in self.clusters if runner.eligible(c) for p in engines.matching_pools(c)}
+        usable = self.trial(demand).usable(self.clusters, runner)
         return sorted(
             (
                 r
@@ -204,14 +177,14 @@ class _Fleet:
                     continue
                 steps.append(step)
                 if trial.runner(self.ledger).status(cluster).fits:
-                    if trial.place(self.ledger, self.clusters, {}) is not None:
+                    if trial.place(self.ledger, self.clusters, {}).placements:
                         return [self._commit(step, demand) for step in steps], used
                     break  # the successors took the room back
             for step in reversed(steps):
                 self._restore(step)
         return [], used
 
-    def _fits_without(self, trial: _Trial, cluster: Cluster, replicas: Sequence[ModelReplica]) -> bool:
+    def _fits_without(self, trial: Demand, cluster: Cluster, replicas: Sequence[ModelReplica]) -> bool:
         """Whether `trial`'s deployment fits `cluster` with every one of `replicas` gone."""
         for r in replicas:
             self.ledger.charge(r.cluster, r.charges_by_pool(), sign=-1)
@@ -223,15 +196,16 @@ class _Fleet:
     def _vacate(self, replica: ModelReplica) -> _Step | None:
         """Place `replica`'s successor (when its deployment would otherwise run short), then free its nodes."""
         owner = self.by_key[_owner(replica)]
-        if not _valid(owner, self.clusters, self._matcher):
+        if not valid(owner, self.clusters, self._matcher):
             return None
         staying = [r for r in self.live if _owner(r) == _owner(replica) and r.name not in self.moving]
         successor: Placement | None = None
         if len(staying) + self.successors[_owner(replica)] <= owner.replicas:
             spread = Counter(r.cluster for r in staying if r.name != replica.name)
-            successor = self.trial(owner).place(self.ledger, self.clusters, spread)
-            if successor is None:
+            placed = self.trial(owner).place(self.ledger, self.clusters, spread).placements
+            if not placed:
                 return None
+            successor = placed[0]
             self.successors[_owner(replica)] += 1
         self.ledger.charge(replica.cluster, replica.charges_by_pool(), sign=-1)
         self.moving.add(replica.name)

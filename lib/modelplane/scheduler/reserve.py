@@ -11,85 +11,109 @@ bind as if that deployment were reconciling. Ranked ahead means more GPUs per re
 the (namespace, name) that sorts first; every deployment ranks the same way, so the reconciles
 agree whatever their order.
 
-Reservations only hold back new placements: a running replica is never removed for one. Demand
-that fits nowhere reserves nothing. At most MAX_RESERVED replicas are reserved per call, so a
-large fleet stays within the scheduler's time budget.
+Room is held only where this deployment's own placements would cost a larger deployment a
+replica: when they leave every larger one as many replicas as it can place without them, nothing
+is held. Reservations only hold back new placements: a running replica is never removed for one.
+Demand that fits nowhere reserves nothing. Nothing is played out when no larger deployment lacks
+replicas (the steady state) or none of them matches a pool this one would take; otherwise the
+MAX_RIVALS largest are played out in full (through each other, one that never touches these
+pools still matters), holding at most MAX_RESERVED replicas, so a large fleet stays within the
+scheduler's time budget.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from modelplane.devices import DeviceMatcher
 from modelplane.errors import SpecError
 from modelplane.model import Cluster, Deployment, ModelReplica
-from modelplane.scheduler.bind import bind
-from modelplane.scheduler.engines import EngineOptions
-from modelplane.scheduler.filters import Context, FilterRunner
+from modelplane.scheduler.bind import BindOutcome
+from modelplane.scheduler.demand import Demand, devices_claimed, valid
 from modelplane.scheduler.ledger import Ledger
-from modelplane.scheduler.packing import Packing
 from modelplane.scheduler.result import Reservation
 
 MAX_RESERVED = 64
-
-
-def deployment_gpus(deployment: Deployment) -> int:
-    """Devices one replica of `deployment` claims: pods x copies x requested devices."""
-    return sum(
-        member.pods_per_copy * engine.copies * sum(r.count for r in member.device_requests)
-        for engine in deployment.engines
-        for member in engine.members
-    )
+MAX_RIVALS = 24  # larger deployments played out per call, most GPUs per replica first
 
 
 def rank(deployment: Deployment) -> tuple[int, str, str]:
     """The order the fleet serves demand in: most GPUs per replica first, then by name."""
-    return (-deployment_gpus(deployment), deployment.namespace, deployment.name)
+    return (-devices_claimed(deployment.engines), deployment.namespace, deployment.name)
 
 
-def reserve(
-    ledger: Ledger,
+def hold_room(
+    deployment: Deployment,
     clusters: Sequence[Cluster],
     replicas: Sequence[ModelReplica],
     deployments: Sequence[Deployment],
     *,
-    deployment: Deployment,
+    ledger: Ledger,
+    place: Callable[[Ledger], BindOutcome],
     matcher: DeviceMatcher,
-    options: dict[tuple[str, str], EngineOptions] | None = None,
 ) -> tuple[Reservation, ...]:
-    """Charge to `ledger` the replicas that deployments ranked ahead of `deployment` still lack.
+    """Charge to `ledger` the room larger deployments' missing replicas need, where `place` would take it.
 
-    `options` keeps each deployment's engine options between calls on the same fleet (they do not
-    depend on the ledger), so playing the same demand out twice matches devices once.
+    `place` binds this deployment's own replicas on a ledger; it is tried on a copy, so `ledger`
+    changes only when room is held.
     """
-    options = options if options is not None else {}
     count = Counter((r.namespace, r.deployment) for r in replicas if not r.deleting)
     mine = rank(deployment)
-    ahead = sorted(
-        (
-            d
-            for d in deployments
-            if rank(d) < mine and (d.namespace, d.name) != (deployment.namespace, deployment.name)
-            if d.replicas > count[(d.namespace, d.name)]
-        ),
-        key=rank,
-    )
+    ahead = [d for d in deployments if rank(d) < mine and d.replicas > count[(d.namespace, d.name)]]
+    if not ahead:
+        return ()
+    trial = ledger.copy()
+    taken = {(p.cluster.name, o.pool) for p in place(trial).placements for o in p.options}
+    rivals = [Demand(d, matcher) for d in sorted(ahead, key=rank)[:MAX_RIVALS]]
+    by_name = {c.name: c for c in clusters}
+    if not any(_matches_any(rival, taken, by_name) for rival in rivals):
+        return ()
+
+    def held(on: Ledger) -> tuple[Reservation, ...]:
+        return _play_out(rivals, on, clusters=clusters, replicas=replicas, count=count, matcher=matcher)
+
+    if held(trial) == held(ledger.copy()):
+        return ()
+    return held(ledger)
+
+
+def _play_out(
+    rivals: Sequence[Demand],
+    ledger: Ledger,
+    *,
+    clusters: Sequence[Cluster],
+    replicas: Sequence[ModelReplica],
+    count: Mapping[tuple[str, str], int],
+    matcher: DeviceMatcher,
+) -> tuple[Reservation, ...]:
+    """Charge to `ledger` the missing replicas of `rivals`, in order, as their own reconciles would place them."""
     left = MAX_RESERVED
     out: list[Reservation] = []
-    for d in ahead:
+    for rival in rivals:
+        d = rival.deployment
         if left <= 0:
             break
-        try:
-            matcher.validate(d, clusters)
-        except SpecError:
+        if not valid(d, clusters, matcher):
             continue  # its own reconcile reports the bad spec; it places nothing, so it reserves nothing
         missing = min(d.replicas - count[(d.namespace, d.name)], left)
-        engines = options.setdefault((d.namespace, d.name), EngineOptions(d, matcher))
-        ctx = Context(d, engines, ledger, packing=Packing(engines))
         spread = Counter(r.cluster for r in replicas if (r.namespace, r.deployment) == (d.namespace, d.name))
-        placed = bind(ctx, FilterRunner(ctx), clusters=clusters, count=missing, taken={}, replicas_on=spread)
+        placed = rival.place(ledger, clusters, spread, count=missing)
         left -= missing
         if placed.placements:
             out.append(Reservation(deployment=f"{d.namespace}/{d.name}", replicas=len(placed.placements)))
     return tuple(out)
+
+
+def _matches_any(rival: Demand, pools: set[tuple[str, str]], clusters: Mapping[str, Cluster]) -> bool:
+    """Whether some engine of the rival matches one of `pools` (cluster, pool)."""
+    if not pools:
+        return False
+    try:
+        return any(
+            pool in rival.engines.matching_pools(clusters[cluster])
+            for cluster, pool in sorted(pools)
+            if cluster in clusters
+        )
+    except SpecError:
+        return False  # its own reconcile reports the bad selector; it places nothing, so it holds nothing

@@ -11,14 +11,13 @@ InvalidNodeSelectorError: then nothing is decided, and every running replica sta
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Protocol
 
 from modelplane import names
 from modelplane.devices import DeviceMatcher
-from modelplane.errors import SpecError
 from modelplane.model import Cluster, Deployment, ModelReplica
 from modelplane.scheduler.arbitrate import left_over, yield_reason
 from modelplane.scheduler.bind import BindOutcome, bind
@@ -29,8 +28,8 @@ from modelplane.scheduler.filters import Context, FilterRunner
 from modelplane.scheduler.ledger import Ledger
 from modelplane.scheduler.packing import Packing
 from modelplane.scheduler.replicas import build_replica
-from modelplane.scheduler.reserve import rank, reserve
-from modelplane.scheduler.result import Diagnosis, RemovedReplica, Reservation, ScheduleResult
+from modelplane.scheduler.reserve import hold_room
+from modelplane.scheduler.result import Diagnosis, RemovedReplica, ScheduleResult
 from modelplane.scheduler.retain import (
     REASON_CLUSTER_DELETED,
     REASON_DUPLICATE,
@@ -189,8 +188,8 @@ def schedule(
         )
 
     reserved = (
-        _reservations(deployment, fleet, observed, deployments, ledger=ledger, place=place, matcher=matcher)
-        if count > 0
+        hold_room(deployment, fleet, observed, deployments, ledger=ledger, place=place, matcher=matcher)
+        if deployments and count > 0
         else ()
     )
     outcome = place(ledger)
@@ -235,62 +234,6 @@ NewCount = Callable[[frozenset[str], Sequence[RemovedReplica], Room], int]
 # Reasons a replica leaves without holding anything: its cluster is gone, it duplicates another, or
 # its cluster refuses its namespace (the ModelReplica handler then renders nothing there).
 GONE_REASONS = frozenset({REASON_CLUSTER_DELETED, REASON_DUPLICATE, REASON_NAMESPACE_NOT_ADMITTED})
-
-
-def _reservations(
-    deployment: Deployment,
-    fleet: Sequence[Cluster],
-    observed: Sequence[ModelReplica],
-    deployments: Sequence[Deployment] | None,
-    *,
-    ledger: Ledger,
-    place: Callable[[Ledger], BindOutcome],
-    matcher: DeviceMatcher,
-) -> tuple[Reservation, ...]:
-    """Charge room for larger deployments' missing replicas (reserve.py), where placing freely would take it.
-
-    Larger demand reserves only what this deployment's own placements would cost it: when they
-    leave every larger deployment as many replicas as it can place without them, nothing is held.
-    Nothing is played out when no larger deployment lacks replicas (the steady state), or when none
-    of them matches a pool this one's placements would take. The MAX_RIVALS largest are played out
-    in full: through each other, a larger deployment that never touches these pools still matters.
-    """
-    if not deployments:
-        return ()
-    count = Counter((r.namespace, r.deployment) for r in observed if not r.deleting)
-    mine = rank(deployment)
-    ahead = [d for d in deployments if rank(d) < mine and d.replicas > count[(d.namespace, d.name)]]
-    if not ahead:
-        return ()
-    trial = ledger.copy()
-    taken = {(p.cluster.name, o.pool) for p in place(trial).placements for o in p.options}
-    by_name = {c.name: c for c in fleet}
-    rivals = sorted(ahead, key=rank)[:MAX_RIVALS]
-    options = {(d.namespace, d.name): EngineOptions(d, matcher) for d in rivals}
-    if not any(_matches_any(options[(d.namespace, d.name)], taken, by_name) for d in rivals):
-        return ()
-
-    def held(on: Ledger) -> tuple[Reservation, ...]:
-        return reserve(on, fleet, observed, rivals, deployment=deployment, matcher=matcher, options=options)
-
-    if not rivals or held(trial) == held(ledger.copy()):
-        return ()
-    return held(ledger)
-
-
-MAX_RIVALS = 24  # larger deployments played out per call, most GPUs per replica first: bounds the work
-
-
-def _matches_any(engines: EngineOptions, pools: set[tuple[str, str]], clusters: Mapping[str, Cluster]) -> bool:
-    """Whether some engine of a deployment (its `engines`) matches one of `pools` (cluster, pool)."""
-    if not pools:
-        return False
-    try:
-        return any(
-            pool in engines.matching_pools(clusters[cluster]) for cluster, pool in sorted(pools) if cluster in clusters
-        )
-    except SpecError:
-        return False  # its own reconcile reports the bad selector; it places nothing, so it holds nothing
 
 
 def split_own(
