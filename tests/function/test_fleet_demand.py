@@ -23,6 +23,11 @@ FLEET = [cluster("a", nodes=1), cluster("b", nodes=1, product="A100")]
 BIG = deployment(name="big", gpus=8)
 SMALL = deployment(name="small", namespace="team-b", cel=ANY_GPU)
 SMALL_ON_A = with_ready(replica("a", deployment="small", namespace="team-b", cel=ANY_GPU))
+# The fleet with the H100 node on b: a successor on a sorts before the replica it replaces.
+H100_ON_B = [cluster("a", nodes=1, product="A100"), cluster("b", nodes=1)]
+SMALL_ON_B = with_ready(replica("b", deployment="small", namespace="team-b", cel=ANY_GPU))
+SUCCESSOR_ON_A = with_ready(replica("a", deployment="small", namespace="team-b", cel=ANY_GPU), "False")
+WITHDRAWN = deployment(name="big", gpus=8, replicas=0)
 BROKEN = {**deployment(name="broken"), "spec": {"replicas": "many"}}
 LONG_NAMED = deployment(name="x" * 64, gpus=8)  # refused by its own reconcile (not a label value)
 # What a deployment too large to answer shows after its own reconcile: it places nothing.
@@ -142,6 +147,17 @@ CASES = [
         "Scheduled 1 of 1 replicas.",
         replicas=[SMALL_ON_A],
         observed={key("a"): SMALL_ON_A},
+    ),
+    Case(
+        "demand withdrawn before a successor is Ready: the successor goes, never the Ready replica",
+        SMALL,
+        [SMALL, WITHDRAWN],
+        (key("b"),),
+        (("ReplicasRemoved", f"Removed 1 replica: {SMALL_A} from a (scaled down)."),),
+        "Scheduled 1 of 1 replicas.",
+        fleet=H100_ON_B,
+        replicas=[SMALL_ON_B, SUCCESSOR_ON_A],
+        observed={key("b"): SMALL_ON_B, key("a"): SUCCESSOR_ON_A},
     ),
     Case(
         "the blocked deployment says which replica it waits for",

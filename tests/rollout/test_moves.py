@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 import pytest
-from modelplane.model import Deployment, ModelReplica
+from modelplane.model import Cluster, Deployment, ModelReplica
 from modelplane.rollout import Observed
 from modelplane.rollout.reconcile import reconcile
 
@@ -93,4 +93,45 @@ def test_moves_are_make_before_break(case: Case) -> None:
                 d.replicas - 1, sum(r.ready for r in before.values() if r.deployment == d.name)
             )
             rounds.append(where(fleet, d))
+    assert tuple(rounds) == case.want
+
+
+@dataclass(frozen=True)
+class Withdrawn:
+    name: str
+    fleet: tuple[Cluster, ...]
+    small: Deployment
+    on: str  # the cluster SMALL's replicas start on, Ready, in its H100 pool: the only fit of BIG
+    want: tuple[list[str], ...]  # SMALL's replicas after each reconcile
+
+
+H100_LAST = (cluster("a", pools=[pool("a100", nodes=2, model="A100")]), cluster("b", pools=[pool("h100", nodes=1)]))
+WITHDRAWN = [
+    Withdrawn(
+        "demand withdrawn before one successor is Ready: the successor goes, the Ready replica stays",
+        H100_LAST,
+        replace(SMALL, replicas=1),
+        "b",
+        (["a/0 (starting)", "b/0"], ["b/0"], ["b/0"]),
+    ),
+    Withdrawn(
+        "demand withdrawn before two successors are Ready: both go, though their cluster hosts as many",
+        FLEET,
+        SMALL,
+        "a",
+        (["a/0", "a/1", "b/0 (starting)", "b/1 (starting)"], ["a/0", "a/1"], ["a/0", "a/1"]),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", WITHDRAWN, ids=lambda c: c.name)
+def test_withdrawn_demand_never_takes_down_a_ready_replica(case: Withdrawn) -> None:
+    fleet = [observed(case.small, cluster=case.on, index=i, pools="h100") for i in range(case.small.replicas)]
+    rounds: list[list[str]] = []
+    # The first reconcile moves SMALL for BIG; BIG then asks for nothing while the successors start.
+    for big in (BIG, replace(BIG, replicas=0), replace(BIG, replicas=0)):
+        before = {r.name: r for r in fleet}
+        done = reconcile(case.small, case.fleet, fleet, observed=Observed(), now=NOW, deployments=[case.small, big])
+        fleet = [replace(r, ready=before[r.name].ready if r.name in before else False) for r in done.replicas]
+        rounds.append(where(fleet, case.small))
     assert tuple(rounds) == case.want

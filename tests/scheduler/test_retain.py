@@ -243,6 +243,31 @@ SCALE_DOWN_CASES = [
         want=Outline(replicas=("a/0 main@h100",), removed=("b/0: scaled down",), message=ONE),
     ),
     Case(
+        name="a replica that is not Ready leaves before a Ready one on a cluster hosting more",
+        deployment=deployment(replicas=2),
+        clusters=[cluster("a"), cluster("b")],
+        replicas=[
+            observed(LLM, cluster="a", index=0, pools="h100"),
+            observed(LLM, cluster="a", index=1, pools="h100"),
+            observed(LLM, cluster="b", index=0, pools="h100", ready=False),
+        ],
+        want=Outline(
+            replicas=("a/0 main@h100", "a/1 main@h100"),
+            removed=("b/0: scaled down",),
+            message="Scheduled 2 of 2 replicas.",
+        ),
+    ),
+    Case(
+        name="a replica that is not Ready leaves before a Ready one whose cluster name sorts last",
+        deployment=deployment(replicas=1),
+        clusters=[cluster("a"), cluster("b")],
+        replicas=[
+            observed(LLM, cluster="a", index=0, pools="h100", ready=False),
+            observed(LLM, cluster="b", index=0, pools="h100"),
+        ],
+        want=Outline(replicas=("b/0 main@h100",), removed=("a/0: scaled down",), message=ONE),
+    ),
+    Case(
         name="scaling to zero removes every replica",
         deployment=deployment(replicas=0),
         clusters=[cluster("a")],
