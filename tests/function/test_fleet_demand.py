@@ -15,7 +15,7 @@ import pytest
 from modelplane.names import replica_name
 
 from .conftest import as_dict
-from .factories import cluster, deployment, request, resolved, with_ready
+from .factories import cluster, deployment, namespace, request, resolved, with_ready
 from .wants import replica
 
 ANY_GPU = 'device.driver == "gpu.nvidia.com"'
@@ -28,6 +28,13 @@ H100_ON_B = [cluster("a", nodes=1, product="A100"), cluster("b", nodes=1)]
 SMALL_ON_B = with_ready(replica("b", deployment="small", namespace="team-b", cel=ANY_GPU))
 SUCCESSOR_ON_A = with_ready(replica("a", deployment="small", namespace="team-b", cel=ANY_GPU), "False")
 WITHDRAWN = deployment(name="big", gpus=8, replicas=0)
+# Eight Ready 8-GPU replicas of one tenant fill a's eight H100 nodes; another asks for 64 of them.
+EIGHT_H100 = [cluster("a", nodes=8), cluster("b", nodes=16, product="A100")]
+MOVER = deployment(name="mover", namespace="team-b", replicas=8, gpus=8, cel=ANY_GPU)
+MOVER_ON_A = [
+    with_ready(replica("a", i, deployment="mover", namespace="team-b", gpus=8, cel=ANY_GPU)) for i in range(8)
+]
+HUGE = deployment(name="huge", replicas=64, gpus=8)
 BROKEN = {**deployment(name="broken"), "spec": {"replicas": "many"}}
 LONG_NAMED = deployment(name="x" * 64, gpus=8)  # refused by its own reconcile (not a label value)
 # What a deployment too large to answer shows after its own reconcile: it places nothing.
@@ -63,6 +70,8 @@ class Case:
 
 SMALL_B = replica_name("small", "b", 0)
 SMALL_A = replica_name("small", "a", 0)
+MOVER_A0 = replica_name("mover", "a", 0)
+MOVER_B0 = replica_name("mover", "b", 0)
 CASES = [
     Case(
         "a small deployment leaves the only H100 node to the larger Hopper-only one",
@@ -160,6 +169,24 @@ CASES = [
         observed={key("b"): SMALL_ON_B, key("a"): SUCCESSOR_ON_A},
     ),
     Case(
+        "another tenant's huge demand moves one replica at a time, its successor within maxSurge 1",
+        MOVER,
+        [MOVER, HUGE],
+        (*(f"replica-a-{i}" for i in range(8)), key("b")),
+        (
+            ("ReplicasPlaced", f"Placed 1 new replica: {MOVER_B0} on b."),
+            (
+                "MakingRoom",
+                f"Moving 1 replica to make room for unplaced demand of other deployments: {MOVER_A0} off a/pool "
+                "for team-a/huge. Each leaves once its successor elsewhere is Ready.",
+            ),
+        ),
+        "Scheduled 8 of 8 replicas.",
+        fleet=EIGHT_H100,
+        replicas=MOVER_ON_A,
+        observed={f"replica-a-{i}": r for i, r in enumerate(MOVER_ON_A)},
+    ),
+    Case(
         "the blocked deployment says which replica it waits for",
         BIG,
         [SMALL, BIG],
@@ -179,11 +206,10 @@ CASES = [
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_fleet_demand(run_function, case: Case) -> None:
-    required: dict[str, list[Mapping[str, Any]]] = resolved(clusters=case.fleet, replicas=case.replicas)
+    ns = namespace(case.xr["metadata"]["namespace"])
+    required: dict[str, list[Mapping[str, Any]]] = resolved(clusters=case.fleet, replicas=case.replicas, ns=ns)
     if case.deployments is not None:
         required["deployments"] = list(case.deployments)
-    if case.xr is SMALL:
-        required["namespace"] = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-b"}}]
     got = as_dict(run_function(request(case.xr, observed=case.observed, required=required)))
     replicas = tuple(sorted(k for k in got["desired"].get("resources", {}) if k.startswith("replica-")))
     events = tuple((r["reason"], r["message"]) for r in got.get("results", []) if r["severity"] == "SEVERITY_NORMAL")

@@ -11,8 +11,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 import pytest
-from modelplane.model import Cluster, Deployment, ModelReplica
-from modelplane.rollout import Observed
+from modelplane.model import Cluster, Deployment, ModelReplica, RolloutStrategy
+from modelplane.rollout import Observed, resolve_budget
 from modelplane.rollout.reconcile import reconcile
 
 from tests.scheduler.factories import (
@@ -47,30 +47,30 @@ class Case:
 
 CASES = [
     Case(
-        "both move off the H100 pool, each leaving once successors are Ready, one per reconcile",
+        "both move off the H100 pool, one successor at a time (maxSurge 1), each leaving once it is Ready",
         frozenset(),
         (
-            ["a/0", "a/1", "b/0 (starting)", "b/1 (starting)"],  # moves may surge: nothing is taken down yet
+            ["a/0", "a/1", "b/0 (starting)"],  # the successor takes the surge slot: nothing is taken down yet
             [],
-            ["a/1", "b/0", "b/1"],  # the budget takes one Ready replica a reconcile
+            ["a/1", "b/0"],  # the budget takes one Ready replica a reconcile
             ["a/0 (starting)"],  # the freed node goes to the blocked deployment at once
-            ["b/0", "b/1"],
-            ["a/0", "a/1 (starting)"],
+            ["a/1", "b/0", "b/1 (starting)"],  # the slot is free again
+            ["a/0"],
             ["b/0", "b/1"],  # settled: nothing more moves
-            ["a/0", "a/1"],
+            ["a/0", "a/1 (starting)"],
         ),
     ),
     Case(
-        "successors that never become Ready never free their predecessors' nodes",
+        "a successor that never becomes Ready never frees its predecessor's node, nor lets another move",
         frozenset({"b"}),
         (
-            ["a/0", "a/1", "b/0 (starting)", "b/1 (starting)"],
+            ["a/0", "a/1", "b/0 (starting)"],
             [],
-            ["a/0", "a/1", "b/0 (starting)", "b/1 (starting)"],
+            ["a/0", "a/1", "b/0 (starting)"],
             [],
-            ["a/0", "a/1", "b/0 (starting)", "b/1 (starting)"],
+            ["a/0", "a/1", "b/0 (starting)"],
             [],
-            ["a/0", "a/1", "b/0 (starting)", "b/1 (starting)"],
+            ["a/0", "a/1", "b/0 (starting)"],
             [],
         ),
     ),
@@ -115,11 +115,11 @@ WITHDRAWN = [
         (["a/0 (starting)", "b/0"], ["b/0"], ["b/0"]),
     ),
     Withdrawn(
-        "demand withdrawn before two successors are Ready: both go, though their cluster hosts as many",
+        "demand withdrawn before a successor is Ready: it goes, though the Ready replicas' cluster hosts more",
         FLEET,
         SMALL,
         "a",
-        (["a/0", "a/1", "b/0 (starting)", "b/1 (starting)"], ["a/0", "a/1"], ["a/0", "a/1"]),
+        (["a/0", "a/1", "b/0 (starting)"], ["a/0", "a/1"], ["a/0", "a/1"]),
     ),
 ]
 
@@ -134,4 +134,89 @@ def test_withdrawn_demand_never_takes_down_a_ready_replica(case: Withdrawn) -> N
         done = reconcile(case.small, case.fleet, fleet, observed=Observed(), now=NOW, deployments=[case.small, big])
         fleet = [replace(r, ready=before[r.name].ready if r.name in before else False) for r in done.replicas]
         rounds.append(where(fleet, case.small))
+    assert tuple(rounds) == case.want
+
+
+# MOVER's four 8-GPU replicas hold every H100 node; HUGE wants sixteen H100 nodes; b has room for MOVER.
+ROOMY = (cluster("a", pools=[pool("h100", nodes=4)]), cluster("b", pools=[pool("a100", nodes=8, model="A100")]))
+MOVER = deployment("mover", namespace="team-b", replicas=4, engines=gpu_engines(8))
+HUGE = deployment("huge", replicas=16, engines=gpu_engines(8, model="H100"))
+
+
+@dataclass(frozen=True)
+class Budgeted:
+    name: str
+    strategy: RolloutStrategy
+    want: tuple[str, ...]  # MOVER after each round; "said to move": its replicas in the MakingRoom event
+
+
+BUDGETED = [
+    Budgeted(
+        "maxSurge 1: one successor at a time, one replica leaving a reconcile",
+        RolloutStrategy(max_surge=1, max_unavailable=1),
+        (
+            "4 on a, 1 on b, 1 starting, 1 said to move",
+            "3 on a, 1 on b, 0 starting, 1 said to move",  # the one leaving now
+            "3 on a, 2 on b, 1 starting, 1 said to move",
+            "2 on a, 2 on b, 0 starting, 1 said to move",
+            "2 on a, 3 on b, 1 starting, 1 said to move",
+            "1 on a, 3 on b, 0 starting, 1 said to move",
+            "1 on a, 4 on b, 1 starting, 1 said to move",
+            "0 on a, 4 on b, 0 starting, 1 said to move",
+            "0 on a, 4 on b, 0 starting, 0 said to move",
+        ),
+    ),
+    Budgeted(
+        "maxSurge 2, maxUnavailable 1: two successors at a time, still one replica leaving a reconcile",
+        RolloutStrategy(max_surge=2, max_unavailable=1),
+        (
+            "4 on a, 2 on b, 2 starting, 2 said to move",
+            "3 on a, 2 on b, 0 starting, 2 said to move",  # one leaving, one covered by the other successor
+            "2 on a, 3 on b, 1 starting, 2 said to move",
+            "1 on a, 4 on b, 1 starting, 2 said to move",
+            "0 on a, 4 on b, 0 starting, 1 said to move",
+        ),
+    ),
+    Budgeted(
+        "maxSurge 2, maxUnavailable 2: two at a time both ways",
+        RolloutStrategy(max_surge=2, max_unavailable=2),
+        (
+            "4 on a, 2 on b, 2 starting, 2 said to move",
+            "2 on a, 2 on b, 0 starting, 2 said to move",
+            "2 on a, 4 on b, 2 starting, 2 said to move",
+            "0 on a, 4 on b, 0 starting, 2 said to move",
+        ),
+    ),
+    Budgeted(
+        "maxSurge 0: no successor ever fits the budget, so nothing moves and nothing is said to",
+        RolloutStrategy(max_surge=0, max_unavailable=1),
+        ("4 on a, 0 on b, 0 starting, 0 said to move",) * 3,
+    ),
+]
+
+
+@pytest.mark.parametrize("case", BUDGETED, ids=lambda c: c.name)
+def test_moves_stay_within_the_movers_budget(case: Budgeted) -> None:
+    mover = replace(MOVER, rollout=case.strategy)
+    budget = resolve_budget(case.strategy, mover.replicas)
+    fleet = [observed(mover, cluster="a", index=i, pools="h100") for i in range(mover.replicas)]
+    rounds: list[str] = []
+    for _ in case.want:
+        fleet = [replace(r, ready=True) for r in fleet]
+        moving = 0
+        for d in (mover, HUGE):
+            before = {r.name: r for r in fleet}
+            done = reconcile(d, ROOMY, fleet, observed=Observed(), now=NOW, deployments=[mover, HUGE])
+            mine = [replace(r, ready=before[r.name].ready if r.name in before else False) for r in done.replicas]
+            fleet = [r for r in fleet if r.deployment != d.name] + mine
+            if d is mover:
+                moving = sum(m.replica.deployment == mover.name for m in done.schedule.moves)
+                # the mover stays whole: N Ready throughout, never more than N + maxSurge in all
+                assert sum(r.ready for r in mine) >= mover.replicas
+                assert len(mine) <= mover.replicas + budget.surge
+        on = [r for r in fleet if r.deployment == mover.name]
+        rounds.append(
+            f"{sum(r.cluster == 'a' for r in on)} on a, {sum(r.cluster == 'b' for r in on)} on b, "
+            f"{sum(not r.ready for r in on)} starting, {moving} said to move"
+        )
     assert tuple(rounds) == case.want

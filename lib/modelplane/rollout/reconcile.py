@@ -28,7 +28,7 @@ from modelplane.rollout.revision import revision
 from modelplane.rollout.step import Fate, Replica, Step, step, surge_slots, wanted_new
 from modelplane.scheduler import RemovedReplica, ScheduleResult, schedule
 from modelplane.scheduler.arbitrate import yielded
-from modelplane.scheduler.retain import REASON_SCALED_DOWN
+from modelplane.scheduler.retain import REASON_MAKING_ROOM, REASON_SCALED_DOWN
 from modelplane.scheduler.schedule import GONE_REASONS, Room, split_own
 from modelplane.scheduler.unreadable import Unreadable
 
@@ -40,7 +40,7 @@ REASON_REPLACED = "replaced by new revision"
 class Reconciled:
     revision: str
     budget: Budget
-    schedule: ScheduleResult  # what the scheduler wanted
+    schedule: ScheduleResult  # what the scheduler wanted; its `moves` only those the surge budget covers
     replicas: tuple[ModelReplica, ...]  # the desired replicas, by (cluster, index)
     as_observed: frozenset[str]  # desired replicas re-emitted exactly as observed
     updated: frozenset[str]  # old replicas moved to the current revision in place
@@ -77,6 +77,8 @@ def _fate(name: str, kept: frozenset[str], removed: dict[str, str], *, current: 
         return Fate.SCALE_DOWN if current else Fate.MOVE
     if yielded(reason):
         return Fate.YIELD
+    if reason == REASON_MAKING_ROOM and current:
+        return Fate.MAKE_ROOM
     return Fate.GONE if reason in GONE_REASONS or not reason else Fate.MOVE
 
 
@@ -173,12 +175,19 @@ def reconcile(
         deployments=deployments,
     )
     decided = step(replicas=deployment.replicas, budget=budget, frozen=frozen, fleet=fleet, placed=len(result.created))
-    # Old replicas waiting to be replaced are not missing: the budget, not capacity, holds their successors.
-    replacing = sum(1 for x in fleet if x.fate is Fate.MOVE and not x.current and x.name not in decided.remove)
+    # Old replicas waiting to be replaced are not missing: the budget, not capacity, holds their successors;
+    # nor are replicas asked to make room, which serve until theirs are Ready.
+    replacing = sum(
+        1
+        for x in fleet
+        if ((x.fate is Fate.MOVE and not x.current) or x.fate is Fate.MAKE_ROOM) and x.name not in decided.remove
+    )
     placed = min(deployment.replicas, len(result.replicas) + replacing)
     placed = min(deployment.replicas, max(placed, result.diagnosis.placed))  # surge is not over-placement
     result = replace(result, diagnosis=replace(result.diagnosis, placed=placed))
     desired, as_observed = _desired(result, own, current, decided, rev)
+    stays = _uncovered(fleet, decided.remove, surplus=len(desired) - deployment.replicas)
+    result = replace(result, moves=tuple(m for m in result.moves if m.replica.name not in stays))
     down = decided.update - decided.surge
     leaving = _replaced(
         result.removed, own, current, stand_ins=min(budget.surge, sum(r.revision == rev for r in desired))
@@ -199,7 +208,7 @@ def reconcile(
         updated=decided.update,
         surged=decided.surge,
         removed=tuple(x for x in leaving if x.name in decided.remove or x.name not in own),
-        waiting=tuple(x for x in leaving if x.name in own and x.name not in decided.remove),
+        waiting=tuple(x for x in leaving if x.name in own and x.name not in decided.remove and x.name not in stays),
         progress=progress(
             revision=rev,
             desired=deployment.replicas,
@@ -212,6 +221,16 @@ def reconcile(
         ),
         counts=counts,
     )
+
+
+def _uncovered(fleet: Sequence[Replica], remove: frozenset[str], *, surplus: int) -> frozenset[str]:
+    """Replicas asked to make room that no successor covers yet: they stay as they are, and do not move.
+
+    Each replica above spec.replicas (`surplus`) is a successor; they cover the movers in the order
+    `step` removes them.
+    """
+    movers = sorted(x.name for x in fleet if x.fate is Fate.MAKE_ROOM and x.name not in remove)
+    return frozenset(movers[max(0, surplus) :])
 
 
 def _replaced(

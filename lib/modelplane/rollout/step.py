@@ -12,7 +12,11 @@ were placed, what happens to the replicas that already exist. The rules, with N 
   happen while the Ready replicas left number at least N - maxUnavailable.
 - Make-before-break: a Ready replica that must move (`MOVE`), and an old one whose surge
   successor was placed, is removed only once N other replicas are Ready: its successor is up.
-  Successors of moving replicas may exceed maxSurge; new revisions never do.
+  Successors of replicas that must move may exceed maxSurge; new revisions never do.
+- Moves that make room for another deployment's demand (`MAKE_ROOM`) are optional: a successor
+  is placed only into a free surge slot, like a new revision, so a deployment never runs more than
+  N + maxSurge replicas for another's sake (with maxSurge 0 it never moves), and the mover leaves
+  once N others are Ready, within maxUnavailable per reconcile. A mover no slot covers stays.
 - An old replica that no surge successor covers is updated in place (`KEEP`, it still fits its
   pools) or, when its pools no longer fit the new template (`MOVE`), removed so that its
   successor can be placed next time: both are disruptions within the budget.
@@ -43,6 +47,7 @@ class Fate(StrEnum):
 
     KEEP = "Keep"  # stays where it is (an old one can be updated there)
     MOVE = "Move"  # must leave its pools: drained, deselected, no longer fits, overcommitted
+    MAKE_ROOM = "MakeRoom"  # a current replica asked to leave for another deployment's demand
     SCALE_DOWN = "ScaleDown"  # above spec.replicas
     YIELD = "Yield"  # on a pool overcommitted by a race, where older replicas keep the nodes
     GONE = "Gone"  # its cluster is gone or no longer admits it
@@ -95,7 +100,7 @@ def wanted_new(*, replicas: int, budget: Budget, frozen: bool, fleet: Sequence[R
         missing -= _count(fleet, fate=Fate.KEEP, current=False, ready=False)  # updated in place at no cost
         missing -= surging  # renamed beside their old objects
     room = max(0, surge_slots(replicas=replicas, budget=budget, fleet=fleet) - surging)
-    moves = _count(fleet, fate=Fate.MOVE, current=True)
+    moves = _count(fleet, fate=Fate.MOVE, current=True)  # MAKE_ROOM successors only take `room`
     return max(0, min(missing, room + moves))
 
 
@@ -135,8 +140,8 @@ def step(*, replicas: int, budget: Budget, frozen: bool, fleet: Sequence[Replica
         if r.fate in (Fate.SCALE_DOWN, Fate.YIELD):
             # a yielding replica's nodes are contested, so it may not be serving: no floor holds it
             disrupt(r, successor_ready=False, into=remove, floored=r.fate is Fate.SCALE_DOWN)
-    for r in live:
-        if r.fate is Fate.MOVE and r.current and staying > replicas:
+    for r in sorted(live, key=lambda r: (r.fate is not Fate.MOVE, r.name)):  # those that must leave first
+        if r.fate in (Fate.MOVE, Fate.MAKE_ROOM) and r.current and staying > replicas:
             disrupt(r, successor_ready=True, into=remove)
     if frozen:
         return Step(update=frozenset(update), remove=frozenset(remove))
