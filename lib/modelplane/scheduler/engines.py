@@ -3,7 +3,7 @@
 An engine goes on ONE pool: every member must match there (a member without device requests
 matches any pool and rides along claimless), and at least one member must resolve a DRA device.
 The engine's cost on a pool is pods x copies of each member that resolves a DRA device. Options
-are computed once per (engine, pool name, pool content) per schedule() call; capacity changes
+are computed once per (engine, pool name, pool content, packing) per schedule() call; capacity changes
 between rounds never change them.
 """
 
@@ -24,6 +24,7 @@ from modelplane.model import (
     Engine,
     NodePool,
     PoolCharge,
+    PoolPacking,
     ResolvedDeviceRequest,
     engine_charge,
 )
@@ -100,8 +101,8 @@ def _size(device: Device) -> Fraction:
 class EngineOptions:
     """Memoised engine options per cluster for one deployment.
 
-    An engine's option on a pool depends only on the pool's name and device content, and fleets
-    repeat both (the same GPU pool in every cluster of a region), so options are also shared
+    An engine's option on a pool depends only on the pool's name, device content and packing, and
+    fleets repeat them (the same GPU pool in every cluster of a region), so options are also shared
     across clusters: EngineOption is immutable.
     """
 
@@ -109,7 +110,7 @@ class EngineOptions:
         self._deployment = deployment
         self._matcher = matcher
         self._by_cluster: dict[str, ClusterOptions] = {}
-        self._by_pool: dict[tuple[int, int, str], EngineOption | None] = {}
+        self._by_pool: dict[tuple[int, int, str, PoolPacking], EngineOption | None] = {}
         self._matching: dict[str, frozenset[str]] = {}
 
     def of(self, cluster: Cluster) -> ClusterOptions:
@@ -124,7 +125,9 @@ class EngineOptions:
         return cached
 
     def _on(self, index: int, engine: Engine, pool: NodePool) -> EngineOption | None:
-        key = (index, self._matcher.pool_kinds(pool)[1], pool.name)
+        # Everything engine_option reads of the pool: its name, its device content and its packing (a
+        # shared pool leaves no device idle), else the first pool seen would decide for the others.
+        key = (index, self._matcher.pool_kinds(pool)[1], pool.name, pool.packing)
         if key in self._by_pool:
             return self._by_pool[key]
         option = self._by_pool[key] = engine_option(self._matcher, engine, pool)
