@@ -77,6 +77,11 @@ class Memo(Generic[T]):
             self._bytes -= self._values.popitem(last=False)[1][1]
         return value
 
+    def clear(self) -> None:
+        """Forget every parsed object: the next call parses its fleet afresh, to the same values."""
+        self._values.clear()
+        self._bytes = 0
+
     @property
     def held_bytes(self) -> int:
         """The serialized size of the objects held."""

@@ -28,6 +28,10 @@ class SelectorResults:
     def bytes(self) -> int:
         return self._cache.bytes
 
+    def clear(self) -> None:
+        """Forget every outcome: the next pass evaluates afresh, to the same outcomes."""
+        self._cache.clear()
+
     def get(self, key: bytes) -> Outcome | None:
         return self._cache.get(key)
 
