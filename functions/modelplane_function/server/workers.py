@@ -30,7 +30,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from crossplane.function import logging
 
@@ -225,11 +225,13 @@ class WorkerPool:
             if not reply.done():
                 worker.process.kill()
                 await asyncio.wait({reply})
+                _settled(reply)  # the broken pipe it ends with is the kill's, not news
                 msg = "its caller went away while it was being composed, and it was stopped"
                 raise CallFailedError(msg)
         if not reply.done():
             worker.process.kill()
             await asyncio.wait({reply})  # the kill ends the exchange: nothing is left using the pipes
+            _settled(reply)
             msg = f"it was still running after the {self._deadline:g} s deadline, and was stopped"
             raise CallFailedError(msg)
         try:
@@ -259,7 +261,8 @@ class WorkerPool:
         self._io.shutdown(wait=False)
 
 
-def _settled(job: asyncio.Future[bytes]) -> None:
-    """Read a finished job's outcome, which nobody reads when its caller went away (asyncio would warn)."""
+def _settled(job: asyncio.Future[Any]) -> None:
+    """Read a finished future's outcome that nobody else reads (asyncio would log it as never retrieved):
+    a job whose caller went away, or the exchange with a worker that was killed."""
     if not job.cancelled():
         job.exception()
