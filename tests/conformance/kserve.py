@@ -53,7 +53,10 @@ MERGE_KEYS = {
 def require_presets() -> None:
     """Skip, saying why, when KServe's preset files are not checked out next to the repository."""
     if not PRESETS.is_dir():
-        pytest.skip(f"{PRESETS} is absent: KServe's preset configs are not checked out next to the repo")
+        pytest.skip(
+            f"{PRESETS} is absent: KServe's real preset configs are not copied into this repository "
+            "(the modelled launchers of tests/conformance/launchers.py still run)"
+        )
 
 
 @cache
