@@ -27,6 +27,8 @@ ENV PATH="/venv/bin:${PATH}" PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 # The conventional "nonroot" uid/gid; the function needs no home directory and writes no files.
 USER 65532:65532
 # Crossplane dials functions on 9443 (in-cluster with TLS_SERVER_CERTS_DIR set; render passes
-# --insecure as the container command, which lands after `serve`).
+# --insecure as the container command, which lands after `serve`). ADDRESS keeps every interface:
+# `serve --insecure` alone listens on 127.0.0.1, which a published container port cannot reach.
+ENV ADDRESS=0.0.0.0:9443
 EXPOSE 9443
 ENTRYPOINT ["modelplane", "serve"]

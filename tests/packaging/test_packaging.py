@@ -88,6 +88,13 @@ def test_image_exposes_the_port_crossplane_dials() -> None:
     assert FINAL.last("EXPOSE") == FUNCTION_PORT
 
 
+def test_image_listens_on_every_interface_even_when_render_runs_it_insecure() -> None:
+    # `serve --insecure` alone binds 127.0.0.1; a published container port reaches only other interfaces.
+    assert [v for k, v in FINAL.instructions if k == "ENV" and v.startswith("ADDRESS=")] == [
+        f"ADDRESS=0.0.0.0:{FUNCTION_PORT}"
+    ]
+
+
 def test_image_runs_as_a_non_root_user() -> None:
     user = FINAL.last("USER")
     assert user is not None

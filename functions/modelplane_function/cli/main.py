@@ -33,6 +33,14 @@ from modelplane_function.server.logged import LoggedRunner, configure, line_buff
 from modelplane_function.server.workers import DEFAULT_DEADLINE_SECONDS
 
 _MIB = 1024 * 1024
+# Plaintext is for local development: without an address given, --insecure listens on this host only.
+# The image sets ADDRESS, so a container started with --insecure (crossplane render) stays reachable.
+LOCAL_ADDRESS = "127.0.0.1:9443"
+
+
+def listen_address(address: str, *, insecure: bool, given: bool) -> str:
+    """Where serve listens: the address asked for, or this host only when serving plaintext by default."""
+    return LOCAL_ADDRESS if insecure and not given else address
 
 
 _EXIT_HELP = """Exit codes: 0 success; 1 nothing rendered (unreadable input, a fatal result, the
@@ -101,6 +109,9 @@ def serve(
 ) -> None:
     """Serve the function over gRPC (mTLS with --tls-certs-dir; --insecure wins when both are given).
 
+    With --insecure and no --address (or ADDRESS) it listens on 127.0.0.1:9443 only; give
+    --address 0.0.0.0:9443 to accept plaintext calls from other hosts or containers.
+
     Logs JSON lines on stdout (human-readable with --debug): one at start, one per request with its
     tag, the composite, the duration and the outcome; with --debug also each decision.
     """
@@ -110,6 +121,9 @@ def serve(
     if not insecure and not tls_certs_dir:
         msg = "serving needs --tls-certs-dir (or TLS_SERVER_CERTS_DIR) for mTLS, or --insecure"
         raise click.UsageError(msg)
+    source = click.get_current_context().get_parameter_source("address")
+    given = source not in (click.core.ParameterSource.DEFAULT, click.core.ParameterSource.DEFAULT_MAP)
+    address = listen_address(address, insecure=insecure, given=given)
     send = max_send_message_size or max_recv_message_size
     options = [
         ("grpc.max_receive_message_length", max_recv_message_size * _MIB),
