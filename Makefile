@@ -9,13 +9,18 @@ SHARED ?= ../shared
 
 .PHONY: render plan test docs docs-serve lint typecheck unit bench fix clean package
 
+# setuptools warns on every editable install of a package-dir layout that folders named like a
+# package may shadow it; none does here (the packages live under lib/ and functions/), so the
+# notice would only alarm a first install.
+QUIET_SETUPTOOLS := PYTHONWARNINGS='ignore:Editable installation:UserWarning'
+
 # Set-up messages go to stderr so `make render` prints nothing but the YAML stream on stdout.
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required")'
 	@echo "make: installing the project and its dev tools into $(VENV)" >&2
 	@$(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -m pip install --quiet --upgrade pip >&2
-	@$(BIN)/python -m pip install --quiet -e '.[dev]' >&2
+	@$(QUIET_SETUPTOOLS) $(BIN)/python -m pip install --quiet -e '.[dev]' >&2
 	@touch $(STAMP)
 
 render: $(STAMP)
@@ -34,7 +39,7 @@ test: $(STAMP)
 # The documentation site: MkDocs + Material into site/, strictly (a broken link or page fails).
 $(DOCS_STAMP): $(STAMP)
 	@echo "make: installing the documentation tools into $(VENV)" >&2
-	@$(BIN)/python -m pip install --quiet -e '.[dev,docs]' >&2
+	@$(QUIET_SETUPTOOLS) $(BIN)/python -m pip install --quiet -e '.[dev,docs]' >&2
 	@touch $(DOCS_STAMP)
 
 docs: $(DOCS_STAMP)

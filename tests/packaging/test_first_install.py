@@ -1,0 +1,47 @@
+"""A first `make` installs the project quietly: no build-backend warning for a newcomer to puzzle over.
+
+The test runs the commands `make docs` would run to create its venv (read with `make --dry-run`),
+into a scratch venv and without the dependencies (`--no-deps`: only the project's own editable build is
+of interest). Like `make` itself, it needs the package index for pip and the build's setuptools.
+"""
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _commands(venv: Path, target: str) -> list[str]:
+    run = subprocess.run(
+        ["make", "--dry-run", "--always-make", f"VENV={venv}", f"PYTHON={sys.executable}", f"{venv}/{target}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return run.stdout.splitlines()
+
+
+def _own(stderr: str) -> list[str]:
+    """stderr without pip's notes about this machine's own pip configuration (index locations)."""
+    return [line for line in stderr.splitlines() if not line.startswith("WARNING: Location ")]
+
+
+def test_the_first_install_prints_only_what_make_says(tmp_path: Path) -> None:
+    """The docs stamp runs both installs: the project with its dev tools, then the documentation tools."""
+    venv = tmp_path / "venv"
+    stderr: list[str] = []
+    for line in _commands(venv, ".docs-installed"):
+        words = shlex.split(line)
+        editable = "pip" in words and "-e" in words
+        command = re.sub(r"-e '\.\[[a-z,]+\]'", "--no-deps -e .", line) if editable else line
+        run = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, text=True, check=False)
+        assert run.returncode == 0, f"{command} failed:\n{run.stderr}"
+        stderr += _own(run.stderr)
+    assert stderr == [
+        f"make: installing the project and its dev tools into {venv}",
+        f"make: installing the documentation tools into {venv}",
+    ]
