@@ -737,6 +737,48 @@ ERROR_CASES = [
         "spec.template.spec.engines[0].members[0].gpus: unknown field",
     ),
     ErrorCase(
+        "a misspelt field names the closest declared one",
+        parse_deployment,
+        md(clusterSelecter={"matchLabels": {"fleet": "a"}}),
+        "spec.template.spec.clusterSelecter: unknown field (did you mean 'clusterSelector'?)",
+    ),
+    ErrorCase(
+        "a misspelt field deep in lists and unions names the closest one declared beside it",
+        parse_deployment,
+        md(
+            engines=[
+                {
+                    "name": "e",
+                    "members": [
+                        {
+                            "nodeSelector": {"devices": [{"name": "gpu", "selectors": [{"cell": "true"}]}]},
+                            "template": {
+                                "spec": {
+                                    "containers": [
+                                        {
+                                            "name": "engine",
+                                            "env": [{"name": "A", "valueFrom": {"secretKeyReff": {"name": "s"}}}],
+                                        }
+                                    ]
+                                }
+                            },
+                        }
+                    ],
+                }
+            ]
+        ),
+        "spec.template.spec.engines[0].members[0].nodeSelector.devices[0].selectors[0].cel: Field required; "
+        "spec.template.spec.engines[0].members[0].nodeSelector.devices[0].selectors[0].cell: unknown field (did you "
+        "mean 'cel'?); spec.template.spec.engines[0].members[0].template.spec.containers[0].env[0].valueFrom"
+        ".secretKeyReff: unknown field (did you mean 'secretKeyRef'?)",
+    ),
+    ErrorCase(
+        "a misspelt cluster field names the declared one",
+        parse_cluster,
+        {"metadata": {"name": "c"}, "spec": {"nodepools": []}},
+        "spec.nodepools: unknown field (did you mean 'nodePools'?)",
+    ),
+    ErrorCase(
         "a replica with a malformed index label",
         parse_replica,
         {

@@ -138,7 +138,7 @@ CASES = [
                     "TRUE",
                     "Scheduled",
                     "Scheduled 4 of 4 replicas. 1 replica kept as observed on eu-west-1, whose InferenceCluster "
-                    "cannot be read (InferenceCluster eu-west-1: spec.nodepools: unknown field).",
+                    "cannot be read (InferenceCluster eu-west-1: spec.nodepools: unknown field (did you mean 'nodePools'?)).",
                 ),
                 FOUR_READY_TWO,
                 _progressing(3),

@@ -14,6 +14,7 @@ from typing import Annotated, Any, TypeVar
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, ValidationError
 from pydantic.alias_generators import to_camel
 
+from modelplane.api._fields import declared, suggestion
 from modelplane.errors import SpecError
 
 
@@ -67,22 +68,26 @@ def _location(prefix: str, loc: tuple[int | str, ...]) -> str:
     return path or "<root>"
 
 
-def _message(error: Mapping[str, Any]) -> str:
+def _message(error: Mapping[str, Any], model: type[BaseModel] | None) -> str:
     if error["type"] == "extra_forbidden":
-        return "unknown field"
+        loc: tuple[int | str, ...] = error["loc"]
+        known = declared(model, loc[:-1]) if model is not None else []
+        return f"unknown field{suggestion(str(loc[-1]), known)}"
     text = str(error["msg"]).replace(" after validation", "")
     return text.removeprefix("Value error, ").removeprefix("Assertion failed, ")
 
 
-def spec_error(prefix: str, error: ValidationError) -> SpecError:
-    """One readable SpecError from a pydantic ValidationError: `path: problem; path: problem`."""
+def spec_error(prefix: str, error: ValidationError, model: type[BaseModel] | None = None) -> SpecError:
+    """One readable SpecError from a pydantic ValidationError: `path: problem; path: problem`.
+
+    With the `model` validated, an unknown field names the closest field declared beside it."""
     items = [
         # pydantic adds the union member or validator name to the location; keep only field names
         (tuple(p for p in item["loc"] if isinstance(p, int) or not _is_internal(p)), item)
         for item in error.errors(include_url=False)
     ]
     parts = [
-        f"{_location(prefix, loc)}: {_message(item)}"
+        f"{_location(prefix, loc)}: {_message(item, model)}"
         for loc, item in items
         # a list whose item failed also reports being too short; the item's error is the real one
         if not (item["type"] == "too_short" and any(o[: len(loc)] == loc and o != loc for o, _ in items))
@@ -107,7 +112,7 @@ def validate(model: type[M], data: object, prefix: str, *, context: dict[str, An
     try:
         return model.model_validate(data, context=context)
     except ValidationError as err:
-        raise spec_error(prefix, err) from None
+        raise spec_error(prefix, err, model) from None
 
 
 def dump(model: BaseModel) -> dict[str, Any]:
