@@ -27,6 +27,8 @@ from modelplane_function.cli.render.cause import with_causes
 from modelplane_function.cli.render.contained import contained
 from modelplane_function.cli.render.defaults import namespace_notes
 from modelplane_function.cli.render.explain import clusters_of, fleet_view
+from modelplane_function.cli.render.unused import Usage
+from modelplane_function.cli.render.unused import notes as unused_notes
 from modelplane_function.cli.render.verdict import Exit, Finding, exit_code, failures
 from modelplane_function.server import server
 from modelplane_function.server.logged import LoggedRunner, configure, line_buffered
@@ -266,6 +268,7 @@ def render(
     allow_partial: bool,
 ) -> None:
     requests: list[bytes] = []
+    unread: list[str] = []
     try:
         docs = render_files(
             xr_file,
@@ -276,13 +279,14 @@ def render(
             explain=sys.stderr if explain else None,
             debug=debug,
             requests=requests,
+            unread=unread,
         )
     except RenderFailure as e:
         raise click.ClickException(str(e)) from e
     sys.stdout.write(output_module.dump(docs))
     sys.stdout.flush()
     found = [*contained(requests), *with_causes(failures(docs), requests, "--explain has the rest")]
-    _finish(found, allow_partial=allow_partial, notes=namespace_notes(docs[:1]))
+    _finish(found, allow_partial=allow_partial, notes=[*unread, *namespace_notes(docs[:1])])
 
 
 def fleet_for(
@@ -292,16 +296,21 @@ def fleet_for(
     observed: Sequence[Path] = (),
     apis: Path | None = None,
     debug: bool = False,
+    unread: list[str] | None = None,
 ) -> tuple[FleetView, list[Finding]]:
     """`modelplane fleet` as a function: render the ModelDeployment (not its replicas), rebuild the
-    fleet from the last request the function received, and the render's findings. Raises RenderFailure."""
+    fleet from the last request the function received, and the render's findings. Raises RenderFailure.
+
+    `unread`, when given, receives a line for each required document the function was never given."""
     xr = load.single(xr_file)
     if xr.get("kind") != names.KIND_DEPLOYMENT:
         msg = f"{xr_file}: fleet takes a {names.KIND_DEPLOYMENT}, got kind {xr.get('kind')!r}"
         raise RenderFailure(msg)
     requests: list[bytes] = []
+    usage = Usage()
     with yamlio.collector_paused():
-        fleet_docs = load.required(required)
+        fleet_files = load.required_by_file(required)
+        fleet_docs = [doc for _, doc in fleet_files]
         docs = render_documents(
             xr,
             required=fleet_docs,
@@ -310,7 +319,10 @@ def fleet_for(
             recurse=False,
             requests=requests,
             debug=debug,
+            usage=usage,
         )
+        if unread is not None:
+            unread.extend(unused_notes(fleet_files, usage))
         if not requests:
             msg = f"{xr_file}: the function was never called for this {names.KIND_DEPLOYMENT}"
             raise RenderFailure(msg)
@@ -359,9 +371,10 @@ def fleet(
     format, as in kubectl) and runs the same function, but prints no manifests: a table per cluster
     and pool (text), or one self-contained HTML page (html).
     """
+    unread: list[str] = []
     try:
-        view, found = fleet_for(xr_file, required=required, observed=observed, apis=apis, debug=debug)
-        notes = namespace_notes([load.single(xr_file)])
+        view, found = fleet_for(xr_file, required=required, observed=observed, apis=apis, debug=debug, unread=unread)
+        notes = [*unread, *namespace_notes([load.single(xr_file)])]
     except RenderFailure as e:
         raise click.ClickException(str(e)) from e
     _write(page(view) if output == "html" else text(view), out)

@@ -34,6 +34,8 @@ from modelplane_function.cli.render.defaults import namespace_notes
 from modelplane_function.cli.render.driver import configure_logging, render_with, serving
 from modelplane_function.cli.render.errors import RenderFailure
 from modelplane_function.cli.render.explain import blocked_by, clusters_of, fleet_view, rollout_preview
+from modelplane_function.cli.render.unused import Usage
+from modelplane_function.cli.render.unused import notes as unused_notes
 from modelplane_function.cli.render.verdict import Finding, failures
 from modelplane_function.cli.render.wire import Doc
 from modelplane_function.cli.render.xr import ANNOTATION_RESOURCE_NAME, name_of, namespace_of
@@ -61,6 +63,7 @@ class Inputs:
     deployments: tuple[dict[str, Any], ...]  # in reconcile order
     fleet: tuple[Doc, ...]  # everything required that is not a deployment or a replica
     replicas: tuple[Doc, ...]  # existing ModelReplicas
+    files: tuple[tuple[Path, Doc], ...] = ()  # each fleet document with its file, for what is left out
 
 
 def read(paths: Iterable[Path]) -> Inputs:
@@ -89,6 +92,11 @@ def read(paths: Iterable[Path]) -> Inputs:
             d for d in docs if not _ours(d.head, names.KIND_DEPLOYMENT) and not _ours(d.head, names.KIND_REPLICA)
         ),
         replicas=tuple(d for d in docs if _ours(d.head, names.KIND_REPLICA)),
+        files=tuple(
+            (f, d)
+            for f, d in found
+            if not _ours(d.head, names.KIND_DEPLOYMENT) and not _ours(d.head, names.KIND_REPLICA)
+        ),
     )
 
 
@@ -137,7 +145,9 @@ def _untimed(status: Mapping[str, Any]) -> dict[str, Any]:
     return {**status, "conditions": untimed}
 
 
-async def _rounds(inputs: Inputs, compositions: Sequence[Mapping[str, Any]], max_rounds: int) -> _State:
+async def _rounds(
+    inputs: Inputs, compositions: Sequence[Mapping[str, Any]], max_rounds: int, usage: Usage | None = None
+) -> _State:
     state = _State.start(inputs)
     # Every deployment reads the others' demand, as in a control plane where they all exist.
     deployments = [Doc.from_dict(xr) for xr in inputs.deployments]
@@ -157,6 +167,7 @@ async def _rounds(inputs: Inputs, compositions: Sequence[Mapping[str, Any]], max
                     compositions=compositions,
                     recurse=True,
                     requests=requests,
+                    usage=usage,
                 )
                 changed |= state.record(key, docs, requests[-1] if requests else b"")
             if not changed:
@@ -283,7 +294,8 @@ def plan(paths: Sequence[Path], *, apis: Path | None = None, max_rounds: int = M
     with yamlio.collector_paused():
         inputs = read(paths)
         compositions = load.compositions(apis or load.default_apis())
-        state = asyncio.run(_rounds(inputs, compositions, max_rounds))
+        usage = Usage()
+        state = asyncio.run(_rounds(inputs, compositions, max_rounds, usage))
         clusters = clusters_of(inputs.fleet)
         replicas = _replicas(state)
         outcomes = [_outcome(xr, state, clusters, replicas) for xr in inputs.deployments]
@@ -312,6 +324,6 @@ def plan(paths: Sequence[Path], *, apis: Path | None = None, max_rounds: int = M
         documents=documents,
         view=view,
         failures=tuple(found),
-        notes=tuple(namespace_notes(inputs.deployments)),
+        notes=(*unused_notes(inputs.files, usage), *namespace_notes(inputs.deployments)),
         rollouts=rollouts,
     )

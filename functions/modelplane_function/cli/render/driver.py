@@ -21,6 +21,8 @@ from modelplane_function.cli.render import load, output, pipeline, yamlio
 from modelplane_function.cli.render.errors import RenderFailure
 from modelplane_function.cli.render.explain import explain as explain_placement
 from modelplane_function.cli.render.store import Store
+from modelplane_function.cli.render.unused import Usage
+from modelplane_function.cli.render.unused import notes as unused_notes
 from modelplane_function.cli.render.wire import Doc
 from modelplane_function.cli.render.xr import controller_of, name_of, namespace_of, observed_by_key, observed_xr
 from modelplane_function.handlers.convert import to_struct
@@ -41,6 +43,7 @@ class _Inputs:
     observed: Sequence[Mapping[str, Any]]
     explain: TextIO | None
     requests: list[bytes] | None = None  # collects each ModelDeployment's last request
+    usage: Usage | None = None  # collects what requirements asked for and were given
 
 
 def _owned(xr: Mapping[str, Any], observed: Sequence[Mapping[str, Any]], *, top: bool) -> list[Mapping[str, Any]]:
@@ -74,7 +77,7 @@ async def _render(
     observed = observed_by_key(xr, _owned(xr, inputs.observed, top=top))
     composition_name = str((composition.get("metadata") or {}).get("name", ""))
     xr_seen = observed_xr(xr, composition_name, observed)
-    store = Store([xr_seen, *observed.values(), *inputs.required])
+    store = Store([xr_seen, *observed.values(), *inputs.required], inputs.usage)
     state = fnv1.State(composite=fnv1.Resource(resource=to_struct(xr_seen)))
     for key, obj in observed.items():
         state.resources[key].resource.CopyFrom(to_struct(obj))
@@ -145,14 +148,21 @@ async def render_with(
     recurse: bool = True,
     explain: TextIO | None = None,
     requests: list[bytes] | None = None,
+    usage: Usage | None = None,
 ) -> list[dict[str, Any]]:
     """Render one XR through a function already being served (see `serving`).
 
     `requests`, when given, receives the last request sent for each ModelDeployment, serialized
-    (what `modelplane fleet` and `plan` re-run the scheduler on). Inputs are never mutated.
+    (what `modelplane fleet` and `plan` re-run the scheduler on); `usage`, what requirements asked
+    for and were given. Inputs are never mutated.
     """
     inputs = _Inputs(
-        compositions=compositions, required=required, observed=observed, explain=explain, requests=requests
+        compositions=compositions,
+        required=required,
+        observed=observed,
+        explain=explain,
+        requests=requests,
+        usage=usage,
     )
     return await _render(call, xr, inputs, top=True, recurse=recurse)
 
@@ -172,6 +182,7 @@ def render_documents(
     explain: TextIO | None = None,
     debug: bool = False,
     requests: list[bytes] | None = None,
+    usage: Usage | None = None,
 ) -> list[dict[str, Any]]:
     """Render one XR through the real function; the documents render would print, in order."""
     configure_logging(debug=debug)
@@ -188,6 +199,7 @@ def render_documents(
                 recurse=recurse,
                 explain=explain,
                 requests=requests,
+                usage=usage,
             )
 
     return asyncio.run(run())
@@ -203,19 +215,29 @@ def render_files(
     explain: TextIO | None = None,
     debug: bool = False,
     requests: list[bytes] | None = None,
+    unread: list[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """`modelplane render` as a function: the documents for an XR file and its input files."""
+    """`modelplane render` as a function: the documents for an XR file and its input files.
+
+    `unread`, when given, receives a line for each required-resource document the function was never
+    given, naming its file and why (unused.py)."""
+    usage = Usage()
     with yamlio.collector_paused():  # a short-lived process over a fleet: see yamlio
-        return render_documents(
+        fleet = load.required_by_file(required)
+        docs = render_documents(
             load.single(xr_file),
-            required=load.required(required),
+            required=[doc for _, doc in fleet],
             observed=load.documents(observed),
             compositions=load.compositions(apis or load.default_apis()),
             recurse=recurse,
             explain=explain,
             debug=debug,
             requests=requests,
+            usage=usage,
         )
+    if unread is not None:
+        unread.extend(unused_notes(fleet, usage))
+    return docs
 
 
 def render_stream(

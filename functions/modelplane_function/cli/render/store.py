@@ -14,6 +14,7 @@ from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
+from modelplane_function.cli.render.unused import Usage
 from modelplane_function.cli.render.wire import Doc
 
 _Key = tuple[str, str, str, str]
@@ -35,13 +36,20 @@ def _key(obj: Mapping[str, Any]) -> _Key:
 
 
 class Store:
-    def __init__(self, objects: Iterable[Mapping[str, Any] | Doc]) -> None:
+    def __init__(self, objects: Iterable[Mapping[str, Any] | Doc], usage: Usage | None = None) -> None:
+        self._usage = usage  # records what was asked for and handed over (unused.py names the rest)
         self._objects: dict[_Key, Doc] = {}
         for obj in objects:
             doc = obj if isinstance(obj, Doc) else Doc.from_dict(obj)
             self._objects[_key(doc.head)] = doc
 
     def fetch(self, selector: fnv1.ResourceSelector) -> list[Doc]:
+        found = self._fetch(selector)
+        if self._usage is not None:
+            self._usage.record(selector.api_version, selector.kind, found)
+        return found
+
+    def _fetch(self, selector: fnv1.ResourceSelector) -> list[Doc]:
         namespace = selector.namespace if selector.HasField("namespace") else ""
         match = selector.WhichOneof("match")
         if match == "match_name":
