@@ -4,6 +4,7 @@ log without colour where colour cannot be shown."""
 
 from __future__ import annotations
 
+import copy
 import io
 import os
 import subprocess
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 from modelplane_function.cli.main import main
 from modelplane_function.server.logged import colours
@@ -36,6 +38,23 @@ def _inputs(tmp_path: Path, edit: Callable[[str], str]) -> Path:
 
 def _sixteen(xr: str) -> str:
     return xr.replace("count: 1\n", "count: 16\n", 1)
+
+
+def _eight_gpus_eight_replicas(xr: str) -> str:
+    return xr.replace("count: 1\n", "count: 8\n", 1).replace("replicas: 2\n", "replicas: 8\n", 1)
+
+
+def _with_small_clusters(d: Path) -> list[str]:
+    """Two more clusters of 4-GPU nodes, which an 8-GPU engine can never use: the commonest reason, not the cause."""
+    docs = list(yaml.safe_load_all((d / "required-resources.yaml").read_text()))
+    for name in ("ada-1", "ada-2"):
+        small = copy.deepcopy(docs[1])
+        small["metadata"]["name"] = name
+        small["spec"]["nodePools"][0]["devices"][0]["count"] = 4
+        small["status"]["gpuPools"] = small["spec"]["nodePools"]
+        docs.append(small)
+    (d / "required-resources.yaml").write_text(yaml.safe_dump_all(docs, sort_keys=False))
+    return _render(d)
 
 
 def _no_namespace(xr: str) -> str:
@@ -89,6 +108,16 @@ SAID = [
         command=_plan,
         want_code=4,
         want_stderr=f"modelplane: {SIXTEEN}the plan has the rest.\n",
+    ),
+    Said(
+        name="the main cause is the nearest miss, the full cluster, not the commonest reason",
+        edit=_eight_gpus_eight_replicas,
+        command=_with_small_clusters,
+        want_code=4,
+        want_stderr="modelplane: ModelDeployment team-chat/qwen3-8b: ReplicasScheduled=False InsufficientCapacity: "
+        "Scheduled 7 of 8 replicas; 0/4 clusters are available for the rest: 2 had no pool matching an engine's "
+        "devices, 2 had no pool with enough free nodes. Main cause: eu-west-1 had no pool with enough free nodes "
+        "(pool a100: 0 free nodes, engine main needs 1); --explain has the rest.\n",
     ),
     Said(
         name="render says a missing namespace becomes default",
