@@ -57,6 +57,25 @@ def _with_small_clusters(d: Path) -> list[str]:
     return _render(d)
 
 
+def _misspelt_selector(xr: str) -> str:
+    return xr.replace("fleet: production", "fleet: prodution", 1)
+
+
+def _without_clusters(d: Path) -> list[str]:
+    (d / "required-resources.yaml").write_text("")
+    return _render(d)
+
+
+NO_CLUSTERS = (
+    "modelplane: ModelDeployment team-chat/qwen3-8b: ReplicasScheduled=False NoClusters: no InferenceCluster "
+    "matches the deployment's clusterSelector. Main cause: "
+)
+NEAREST = (
+    "the clusterSelector wants fleet=prodution; the nearest of 2 clusters is eu-west-1 (labels "
+    "fleet=production,topology.kubernetes.io/region=eu-west-1; wants fleet=prodution); "
+)
+
+
 def _no_namespace(xr: str) -> str:
     return xr.replace("  namespace: team-chat\n", "", 1)
 
@@ -118,6 +137,28 @@ SAID = [
         "Scheduled 7 of 8 replicas; 0/4 clusters are available for the rest: 2 had no pool matching an engine's "
         "devices, 2 had no pool with enough free nodes. Main cause: eu-west-1 had no pool with enough free nodes "
         "(pool a100: 0 free nodes, engine main needs 1); --explain has the rest.\n",
+    ),
+    Said(
+        name="a clusterSelector matching nothing names what it wants and the nearest cluster's labels",
+        edit=_misspelt_selector,
+        command=_render,
+        want_code=3,
+        want_stderr=f"{NO_CLUSTERS}{NEAREST}--explain has the rest.\n",
+    ),
+    Said(
+        name="plan names what the clusterSelector wants and the nearest cluster's labels",
+        edit=_misspelt_selector,
+        command=_plan,
+        want_code=3,
+        want_stderr=f"{NO_CLUSTERS}{NEAREST}the plan has the rest.\n",
+    ),
+    Said(
+        name="a fleet without clusters is said to have none",
+        edit=str,
+        command=_without_clusters,
+        want_code=3,
+        want_stderr=f"{NO_CLUSTERS}no InferenceCluster was given at all: none of the input files holds one; "
+        "--explain has the rest.\n",
     ),
     Said(
         name="render says a missing namespace becomes default",
@@ -256,3 +297,51 @@ def test_render_finds_this_repositorys_compositions_from_any_directory(
     monkeypatch.chdir(tmp_path)  # no apis/ here: the default is the repository's own
     got = CliRunner().invoke(main, _render(QUICKSTART))
     assert (got.exit_code, got.stderr) == (0, "")
+
+
+@dataclass(frozen=True)
+class Explained:
+    name: str
+    edit: Callable[[str], str]
+    command: Callable[[Path], list[str]]
+    want: list[str]  # the lines --explain prints before the one-line summary
+
+
+EXPLAINED = [
+    Explained(
+        name="--explain shows the selector, every cluster's labels and failing terms, and the nearest miss",
+        edit=lambda xr: xr.replace(
+            "matchLabels:\n          fleet: production",
+            "matchLabels:\n          fleet: prodution\n        matchExpressions:\n        - {key: topology.kubernetes.io/region, operator: In, values: [us-east-1]}",
+            1,
+        ),
+        command=_render,
+        want=[
+            "ModelDeployment team-chat/qwen3-8b: not scheduled (NoClusters): no InferenceCluster matches the "
+            "deployment's clusterSelector",
+            "Cluster selector: wants fleet=prodution,topology.kubernetes.io/region in (us-east-1); no InferenceCluster "
+            "matches it.",
+            "  CLUSTER    LABELS                                                    FAILS",
+            "  us-east-1  fleet=production,topology.kubernetes.io/region=us-east-1  fleet=prodution",
+            "  eu-west-1  fleet=production,topology.kubernetes.io/region=eu-west-1  fleet=prodution,"
+            "topology.kubernetes.io/region in (us-east-1)",
+            "Nearest miss: us-east-1.",
+        ],
+    ),
+    Explained(
+        name="--explain says when no cluster was given at all",
+        edit=str,
+        command=_without_clusters,
+        want=[
+            "ModelDeployment team-chat/qwen3-8b: not scheduled (NoClusters): no InferenceCluster matches the "
+            "deployment's clusterSelector",
+            "No InferenceCluster was given at all: none of the input files holds one.",
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize("case", EXPLAINED, ids=lambda c: c.name)
+def test_explain_shows_why_no_cluster_matches(case: Explained, tmp_path: Path) -> None:
+    got = CliRunner().invoke(main, [*case.command(_inputs(tmp_path, case.edit)), "--explain"])
+    assert got.stderr.splitlines()[:-1] == case.want

@@ -21,6 +21,7 @@ from modelplane import names
 from modelplane.scheduler.result import NODE_CAPACITY, Code, Status
 
 from modelplane_function.cli.render.explain import scheduled
+from modelplane_function.cli.render.unmatched import unmatched
 from modelplane_function.cli.render.verdict import Failure, Finding
 from modelplane_function.cli.render.xr import name_of, namespace_of
 from modelplane_function.handlers.convert import to_dict
@@ -64,16 +65,39 @@ def nearest_miss(statuses: Mapping[str, Status]) -> tuple[str, Status] | None:
     return min(rejected, key=lambda cs: _distance(*cs)) if rejected else None
 
 
+def selector_causes(requests: Iterable[bytes], wanted: Set[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """(namespace, name) of each `wanted` deployment whose clusterSelector matches no cluster -> what it wants
+    and the nearest cluster's labels."""
+    out: dict[tuple[str, str], str] = {}
+    for wire in requests:
+        req = fnv1.RunFunctionRequest.FromString(wire)
+        xr = to_dict(req.observed.composite.resource)
+        if (namespace_of(xr), name_of(xr)) in wanted and (found := unmatched(req)) is not None:
+            out[(namespace_of(xr), name_of(xr))] = found.cause()
+    return out
+
+
 def with_causes(found: Sequence[Finding], requests: Iterable[bytes], rest: str) -> list[Finding]:
-    """`found`, each deployment's unplaced-replicas failure naming its main cause and where `rest` is."""
-    wanted = {(f.namespace, f.name) for f in found if isinstance(f, Failure) and _unplaced(f)}
-    causes = main_causes(requests, wanted) if wanted else {}
+    """`found`, each deployment's unplaced-replicas or NoClusters failure naming its main cause and where
+    `rest` is."""
+    requests = list(requests)
+    unplaced = {(f.namespace, f.name) for f in found if isinstance(f, Failure) and _unplaced(f)}
+    no_clusters = {(f.namespace, f.name) for f in found if isinstance(f, Failure) and _no_clusters(f)}
+    causes = {
+        **(main_causes(requests, unplaced) if unplaced else {}),
+        **(selector_causes(requests, no_clusters) if no_clusters else {}),
+    }
     out: list[Finding] = []
     for f in found:
-        cause = causes.get((f.namespace, f.name)) if isinstance(f, Failure) and _unplaced(f) else None
+        wanted = isinstance(f, Failure) and (_unplaced(f) or _no_clusters(f))
+        cause = causes.get((f.namespace, f.name)) if isinstance(f, Failure) and wanted else None
         out.append(dataclasses.replace(f, cause=f"{cause}; {rest}") if isinstance(f, Failure) and cause else f)
     return out
 
 
 def _unplaced(f: Failure) -> bool:
     return f.kind == names.KIND_DEPLOYMENT and f.partial
+
+
+def _no_clusters(f: Failure) -> bool:
+    return f.kind == names.KIND_DEPLOYMENT and f.reason == names.REASON_NO_CLUSTERS

@@ -23,6 +23,7 @@ from modelplane.rollout.preview import preview
 from modelplane.rollout.reconcile import Reconciled
 from modelplane.scheduler import ScheduleResult
 
+from modelplane_function.cli.render.unmatched import unmatched
 from modelplane_function.cli.render.verdict import failures
 from modelplane_function.cli.render.wire import Doc
 from modelplane_function.handlers import deployment, requirements
@@ -222,7 +223,9 @@ def explain(req: fnv1.RunFunctionRequest, out: TextIO, replicas: Sequence[Mappin
     """
     title, inputs, result = scheduled(req)
     if inputs is None or isinstance(result, str):
-        out.write(f"ModelDeployment {title}: {result}\n")
+        found = unmatched(req)
+        more = found.lines() if found is not None else []
+        out.write(f"ModelDeployment {title}: {result}\n" + "".join(f"{line}\n" for line in more))
         return
     view = fleet.build(
         inputs.deployment,

@@ -65,7 +65,8 @@ class Failure:
     def line(self) -> str:
         where = f"{self.namespace}/{self.name}" if self.namespace else self.name
         line = f"{self.kind} {where}: {self.condition}=False {self.reason}: {self.message}"
-        return f"{line} Main cause: {self.cause}." if self.cause else line
+        stop = "" if self.message.endswith(".") else "."
+        return f"{line}{stop} Main cause: {self.cause}." if self.cause else line
 
 
 def failures(docs: Iterable[Mapping[str, Any]]) -> list[Failure]:
