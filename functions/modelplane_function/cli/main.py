@@ -27,6 +27,7 @@ from modelplane_function.cli.render.cause import with_causes
 from modelplane_function.cli.render.contained import contained
 from modelplane_function.cli.render.defaults import namespace_notes
 from modelplane_function.cli.render.explain import clusters_of, fleet_view
+from modelplane_function.cli.render.ready import assumed, assumed_doc, unready_note
 from modelplane_function.cli.render.unused import Usage
 from modelplane_function.cli.render.unused import notes as unused_notes
 from modelplane_function.cli.render.verdict import Exit, Finding, exit_code, failures
@@ -164,6 +165,13 @@ _ALLOW_PARTIAL = click.option(
     help="Exit 0 when the only failure is replicas left unplaced (previewing partial placement).",
 )
 
+_ASSUME_READY = click.option(
+    "--assume-ready",
+    is_flag=True,
+    help="Treat every given ModelReplica without a Ready condition as Ready (a previous render's output has "
+    "none), for a rollout preview that keeps replicas serving as a running fleet would.",
+)
+
 
 def _inputs(*, observed_short: bool) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """The inputs `render` and `fleet` share: the XR, required and observed resources, Compositions.
@@ -256,6 +264,7 @@ render, -o is short for --observed-resources here.
 )
 @_DEBUG
 @_ALLOW_PARTIAL
+@_ASSUME_READY
 def render(
     *,
     xr_file: Path,
@@ -266,9 +275,10 @@ def render(
     explain: bool,
     debug: bool,
     allow_partial: bool,
+    assume_ready: bool,
 ) -> None:
     requests: list[bytes] = []
-    unread: list[str] = []
+    notes: list[str] = []
     try:
         docs = render_files(
             xr_file,
@@ -279,14 +289,15 @@ def render(
             explain=sys.stderr if explain else None,
             debug=debug,
             requests=requests,
-            unread=unread,
+            notes=notes,
+            assume_ready=assume_ready,
         )
     except RenderFailure as e:
         raise click.ClickException(str(e)) from e
     sys.stdout.write(output_module.dump(docs))
     sys.stdout.flush()
     found = [*contained(requests), *with_causes(failures(docs), requests, "--explain has the rest")]
-    _finish(found, allow_partial=allow_partial, notes=[*unread, *namespace_notes(docs[:1])])
+    _finish(found, allow_partial=allow_partial, notes=[*notes, *namespace_notes(docs[:1])])
 
 
 def fleet_for(
@@ -296,12 +307,14 @@ def fleet_for(
     observed: Sequence[Path] = (),
     apis: Path | None = None,
     debug: bool = False,
-    unread: list[str] | None = None,
+    notes: list[str] | None = None,
+    assume_ready: bool = False,
 ) -> tuple[FleetView, list[Finding]]:
     """`modelplane fleet` as a function: render the ModelDeployment (not its replicas), rebuild the
     fleet from the last request the function received, and the render's findings. Raises RenderFailure.
 
-    `unread`, when given, receives a line for each required document the function was never given."""
+    `notes`, when given, receives a line for each required document the function was never given, and
+    one when given ModelReplicas have no Ready condition; `assume_ready` gives them one."""
     xr = load.single(xr_file)
     if xr.get("kind") != names.KIND_DEPLOYMENT:
         msg = f"{xr_file}: fleet takes a {names.KIND_DEPLOYMENT}, got kind {xr.get('kind')!r}"
@@ -310,19 +323,20 @@ def fleet_for(
     usage = Usage()
     with yamlio.collector_paused():
         fleet_files = load.required_by_file(required)
-        fleet_docs = [doc for _, doc in fleet_files]
+        fleet_docs = [assumed_doc(doc) if assume_ready else doc for _, doc in fleet_files]
+        seen = load.documents(observed)
         docs = render_documents(
             xr,
             required=fleet_docs,
-            observed=load.documents(observed),
+            observed=[assumed(obj) for obj in seen] if assume_ready else seen,
             compositions=load.compositions(apis or load.default_apis()),
             recurse=False,
             requests=requests,
             debug=debug,
             usage=usage,
         )
-        if unread is not None:
-            unread.extend(unused_notes(fleet_files, usage))
+        if notes is not None:
+            notes += [*unused_notes(fleet_files, usage), *([] if assume_ready else unready_note(seen))]
         if not requests:
             msg = f"{xr_file}: the function was never called for this {names.KIND_DEPLOYMENT}"
             raise RenderFailure(msg)
@@ -353,6 +367,7 @@ _OUT = click.option(
 @_OUT
 @_DEBUG
 @_ALLOW_PARTIAL
+@_ASSUME_READY
 def fleet(
     *,
     xr_file: Path,
@@ -363,6 +378,7 @@ def fleet(
     out: Path | None,
     debug: bool,
     allow_partial: bool,
+    assume_ready: bool,
 ) -> None:
     """Show the fleet after placing XR_FILE's ModelDeployment: every pool's nodes and devices, who holds
     them, and why clusters turned the deployment down or were left out by its clusterSelector.
@@ -371,10 +387,18 @@ def fleet(
     format, as in kubectl) and runs the same function, but prints no manifests: a table per cluster
     and pool (text), or one self-contained HTML page (html).
     """
-    unread: list[str] = []
+    said: list[str] = []
     try:
-        view, found = fleet_for(xr_file, required=required, observed=observed, apis=apis, debug=debug, unread=unread)
-        notes = [*unread, *namespace_notes([load.single(xr_file)])]
+        view, found = fleet_for(
+            xr_file,
+            required=required,
+            observed=observed,
+            apis=apis,
+            debug=debug,
+            notes=said,
+            assume_ready=assume_ready,
+        )
+        notes = [*said, *namespace_notes([load.single(xr_file)])]
     except RenderFailure as e:
         raise click.ClickException(str(e)) from e
     _write(page(view) if output == "html" else text(view), out)
@@ -401,6 +425,7 @@ def fleet(
 @click.option("--max-rounds", type=click.IntRange(1, 100), default=MAX_ROUNDS, show_default=True)
 @_DEBUG
 @_ALLOW_PARTIAL
+@_ASSUME_READY
 def plan(
     *,
     paths: tuple[Path, ...],
@@ -410,6 +435,7 @@ def plan(
     max_rounds: int,
     debug: bool,
     allow_partial: bool,
+    assume_ready: bool,
 ) -> None:
     """Plan a whole fleet: will these deployments fit, and where?
 
@@ -421,7 +447,7 @@ def plan(
     each rollout under way (replicas given on an older revision), round by round.
     """
     try:
-        result = plan_fleet(list(paths), apis=apis, max_rounds=max_rounds, debug=debug)
+        result = plan_fleet(list(paths), apis=apis, max_rounds=max_rounds, debug=debug, assume_ready=assume_ready)
     except RenderFailure as e:
         raise click.ClickException(str(e)) from e
     if output == "yaml":

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from modelplane_function.cli.render.defaults import namespace_notes
 from modelplane_function.cli.render.driver import configure_logging, render_with, serving
 from modelplane_function.cli.render.errors import RenderFailure
 from modelplane_function.cli.render.explain import blocked_by, clusters_of, fleet_view, rollout_preview
+from modelplane_function.cli.render.ready import assumed_doc, unready_note
 from modelplane_function.cli.render.unused import Usage
 from modelplane_function.cli.render.unused import notes as unused_notes
 from modelplane_function.cli.render.verdict import Finding, failures
@@ -288,11 +289,25 @@ def _outcome(
     return DeploymentOutcome(view=view, reason=reason, message=message, failures=replica_failures, blocked_by=blocked)
 
 
-def plan(paths: Sequence[Path], *, apis: Path | None = None, max_rounds: int = MAX_ROUNDS, debug: bool = False) -> Plan:
-    """Reconcile every ModelDeployment found in `paths` until the fleet settles. Raises RenderFailure."""
+def plan(
+    paths: Sequence[Path],
+    *,
+    apis: Path | None = None,
+    max_rounds: int = MAX_ROUNDS,
+    debug: bool = False,
+    assume_ready: bool = False,
+) -> Plan:
+    """Reconcile every ModelDeployment found in `paths` until the fleet settles. Raises RenderFailure.
+
+    `assume_ready` gives every input ModelReplica without a Ready condition a True one (ready.py)."""
     configure_logging(debug=debug)
     with yamlio.collector_paused():
         inputs = read(paths)
+        planned = {_key(xr) for xr in inputs.deployments}
+        own = [to_dict(d.struct()) for d in inputs.replicas if _owner(d.head) in planned]
+        unready = [] if assume_ready else unready_note(own)
+        if assume_ready:
+            inputs = replace(inputs, replicas=tuple(assumed_doc(d) for d in inputs.replicas))
         compositions = load.compositions(apis or load.default_apis())
         usage = Usage()
         state = asyncio.run(_rounds(inputs, compositions, max_rounds, usage))
@@ -324,6 +339,6 @@ def plan(paths: Sequence[Path], *, apis: Path | None = None, max_rounds: int = M
         documents=documents,
         view=view,
         failures=tuple(found),
-        notes=(*unused_notes(inputs.files, usage), *namespace_notes(inputs.deployments)),
+        notes=(*unused_notes(inputs.files, usage), *unready, *namespace_notes(inputs.deployments)),
         rollouts=rollouts,
     )

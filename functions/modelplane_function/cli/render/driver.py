@@ -20,6 +20,7 @@ from modelplane import names
 from modelplane_function.cli.render import load, output, pipeline, yamlio
 from modelplane_function.cli.render.errors import RenderFailure
 from modelplane_function.cli.render.explain import explain as explain_placement
+from modelplane_function.cli.render.ready import assumed, assumed_doc, unready_note
 from modelplane_function.cli.render.store import Store
 from modelplane_function.cli.render.unused import Usage
 from modelplane_function.cli.render.unused import notes as unused_notes
@@ -215,19 +216,24 @@ def render_files(
     explain: TextIO | None = None,
     debug: bool = False,
     requests: list[bytes] | None = None,
-    unread: list[str] | None = None,
+    notes: list[str] | None = None,
+    assume_ready: bool = False,
 ) -> list[dict[str, Any]]:
     """`modelplane render` as a function: the documents for an XR file and its input files.
 
-    `unread`, when given, receives a line for each required-resource document the function was never
-    given, naming its file and why (unused.py)."""
+    `notes`, when given, receives a line for each required-resource document the function was never
+    given, naming its file and why (unused.py), and one when given ModelReplicas have no Ready
+    condition; `assume_ready` gives them one (ready.py)."""
     usage = Usage()
     with yamlio.collector_paused():  # a short-lived process over a fleet: see yamlio
         fleet = load.required_by_file(required)
+        seen = load.documents(observed)
+        if notes is not None and not assume_ready:
+            notes.extend(unready_note(seen))
         docs = render_documents(
             load.single(xr_file),
-            required=[doc for _, doc in fleet],
-            observed=load.documents(observed),
+            required=[assumed_doc(doc) if assume_ready else doc for _, doc in fleet],
+            observed=[assumed(obj) for obj in seen] if assume_ready else seen,
             compositions=load.compositions(apis or load.default_apis()),
             recurse=recurse,
             explain=explain,
@@ -235,8 +241,8 @@ def render_files(
             requests=requests,
             usage=usage,
         )
-    if unread is not None:
-        unread.extend(unused_notes(fleet, usage))
+    if notes is not None:
+        notes[:0] = unused_notes(fleet, usage)
     return docs
 
 
