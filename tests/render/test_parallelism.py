@@ -1,8 +1,11 @@
 """Parallelism defaults and KServe's group-size rule: the LWS group must be the engine's gang."""
 
+import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
+import yaml
 from modelplane.model import Parallelism, PlacedEngine, Role
 from modelplane.render import RenderError
 from modelplane.render.parallelism import gpus_per_node, group_size, resolve
@@ -193,3 +196,31 @@ SIZE_CASES = [
 @pytest.mark.parametrize("case", SIZE_CASES, ids=lambda c: c.name)
 def test_group_size(case: SizeCase) -> None:
     assert group_size(case.parallelism) == case.want
+
+
+def _documented_default(xrd: str) -> set[str]:
+    """The fields the XRD's parallelism description names as a Leader/Worker engine's default ({a, b})."""
+    found: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "parallelism" and isinstance(value, dict) and "description" in value:
+                    found.append(value["description"])
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(yaml.safe_load((Path(__file__).resolve().parents[2] / "apis" / xrd / "definition.yaml").read_text()))
+    assert len(found) == 1
+    braces = re.search(r"Leader/Worker engine: [^{]*\{([^}]*)\}", found[0])
+    return {name.strip() for name in braces.group(1).split(",")} if braces else set()
+
+
+@pytest.mark.parametrize("xrd", ["modeldeployment", "modelreplica"])
+def test_the_api_reference_names_the_fields_a_leader_worker_engine_gets_by_default(xrd: str) -> None:
+    got = resolve(engine(members=leader_worker(nodes=3)), tensor_hint=None)
+    rendered = {"tensor": got.tensor, "pipeline": got.pipeline, "data": got.data, "dataLocal": got.data_local}
+    rendered["expert"] = got.expert
+    assert _documented_default(xrd) == {k for k, v in rendered.items() if v}
