@@ -10,6 +10,7 @@ committed file differs from what would be generated. Output depends only on the 
 
 from __future__ import annotations
 
+import html
 import json
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -172,6 +173,11 @@ def _code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+def _path(path: str) -> str:
+    """A field path as inline HTML that may break after each dot only (docs/stylesheets/extra.css)."""
+    return '<code class="field-path">' + html.escape(path).replace(".", ".<wbr>") + "</code>"
+
+
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     return out + ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
@@ -196,7 +202,7 @@ def _version_section(kind: str, version: Mapping[str, Any]) -> list[str]:
     if schema.get("description"):
         out += [" ".join(str(schema["description"]).split()), ""]
     fields, rules = walk(schema)
-    rows = [(_code(f.path), f.type, _yes(f.required), f.default, f.bounds, f.description) for f in fields]
+    rows = [(_path(f.path), f.type, _yes(f.required), f.default, f.bounds, f.description) for f in fields]
     out += ["#### Fields", "", *_table(("Path", "Type", "Required", "Default", "Bounds", "Description"), rows), ""]
     if rules:
         out += [
