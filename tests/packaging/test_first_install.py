@@ -5,6 +5,7 @@ into a scratch venv and without the dependencies (`--no-deps`: only the project'
 of interest). Like `make` itself, it needs the package index for pip and the build's setuptools.
 """
 
+import os
 import re
 import shlex
 import subprocess
@@ -15,9 +16,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _commands(venv: Path, target: str) -> list[str]:
+    # Run under `make test` too: a sub-make would print "Entering directory" and inherit its flags.
+    env = {k: v for k, v in os.environ.items() if k not in {"MAKEFLAGS", "MAKELEVEL", "MFLAGS"}}
+    flags = ["--no-print-directory", "--dry-run", "--always-make"]
     run = subprocess.run(
-        ["make", "--dry-run", "--always-make", f"VENV={venv}", f"PYTHON={sys.executable}", f"{venv}/{target}"],
+        ["make", *flags, f"VENV={venv}", f"PYTHON={sys.executable}", f"{venv}/{target}"],
         cwd=ROOT,
+        env=env,
         capture_output=True,
         text=True,
         check=True,
