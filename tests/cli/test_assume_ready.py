@@ -89,3 +89,11 @@ def test_a_ready_condition_given_is_kept(tmp_path: Path) -> None:
     assert [line for line in lines if line.startswith(("  Complete", "modelplane: note"))] == [
         "  Complete after 1 round; at least 0 of 2 replicas available in every round."
     ]
+
+
+@pytest.mark.parametrize("command", ["render", "fleet"])
+def test_replicas_assumed_ready_are_not_said_to_be_left_out(command: str, tmp_path: Path) -> None:
+    xr, clusters, replicas = _inputs(tmp_path)
+    args = [command, str(xr), "-e", str(clusters), "-e", str(replicas), "--assume-ready"]
+    got = CliRunner().invoke(main, args)
+    assert [line for line in got.stderr.splitlines() if line.startswith("modelplane: note")] == []

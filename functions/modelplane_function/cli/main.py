@@ -322,8 +322,8 @@ def fleet_for(
     requests: list[bytes] = []
     usage = Usage()
     with yamlio.collector_paused():
-        fleet_files = load.required_by_file(required)
-        fleet_docs = [assumed_doc(doc) if assume_ready else doc for _, doc in fleet_files]
+        fleet_files = [(f, assumed_doc(doc) if assume_ready else doc) for f, doc in load.required_by_file(required)]
+        fleet_docs = [doc for _, doc in fleet_files]
         seen = load.documents(observed)
         docs = render_documents(
             xr,

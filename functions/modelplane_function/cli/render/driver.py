@@ -226,13 +226,13 @@ def render_files(
     condition; `assume_ready` gives them one (ready.py)."""
     usage = Usage()
     with yamlio.collector_paused():  # a short-lived process over a fleet: see yamlio
-        fleet = load.required_by_file(required)
+        fleet = [(file, assumed_doc(doc) if assume_ready else doc) for file, doc in load.required_by_file(required)]
         seen = load.documents(observed)
         if notes is not None and not assume_ready:
             notes.extend(unready_note(seen))
         docs = render_documents(
             load.single(xr_file),
-            required=[assumed_doc(doc) if assume_ready else doc for _, doc in fleet],
+            required=[doc for _, doc in fleet],
             observed=[assumed(obj) for obj in seen] if assume_ready else seen,
             compositions=load.compositions(apis or load.default_apis()),
             recurse=recurse,
