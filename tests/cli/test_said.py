@@ -153,6 +153,18 @@ SAID = [
         want_stderr=f"{NO_CLUSTERS}{NEAREST}the plan has the rest.\n",
     ),
     Said(
+        name="fleet, with no view to draw, shows what the clusterSelector wants of which clusters",
+        edit=_misspelt_selector,
+        command=_fleet,
+        want_code=1,
+        want_stderr="Error: team-chat/qwen3-8b: not scheduled (NoClusters): no InferenceCluster matches the "
+        "deployment's clusterSelector\nCluster selector: wants fleet=prodution; no InferenceCluster matches it.\n"
+        "  CLUSTER    LABELS                                                    FAILS\n"
+        "  eu-west-1  fleet=production,topology.kubernetes.io/region=eu-west-1  fleet=prodution\n"
+        "  us-east-1  fleet=production,topology.kubernetes.io/region=us-east-1  fleet=prodution\n"
+        "Nearest miss: eu-west-1.\n",
+    ),
+    Said(
         name="a fleet without clusters is said to have none",
         edit=str,
         command=_without_clusters,

@@ -28,6 +28,7 @@ from modelplane_function.cli.render.contained import contained
 from modelplane_function.cli.render.defaults import namespace_notes
 from modelplane_function.cli.render.explain import clusters_of, fleet_view
 from modelplane_function.cli.render.ready import assumed, assumed_doc, unready_note
+from modelplane_function.cli.render.unmatched import unmatched
 from modelplane_function.cli.render.unused import Usage
 from modelplane_function.cli.render.unused import notes as unused_notes
 from modelplane_function.cli.render.verdict import Exit, Finding, exit_code, failures
@@ -342,7 +343,9 @@ def fleet_for(
             raise RenderFailure(msg)
         view = fleet_view(fnv1.RunFunctionRequest.FromString(requests[-1]), clusters_of(fleet_docs))
     if isinstance(view, str):
-        raise RenderFailure(view)
+        # No view to draw: say at least what the clusterSelector wants of which clusters.
+        found = unmatched(fnv1.RunFunctionRequest.FromString(requests[-1]))
+        raise RenderFailure("\n".join([view, *(found.lines() if found is not None else [])]))
     return view, [*contained(requests), *with_causes(failures(docs), requests, "the fleet view has the rest")]
 
 
