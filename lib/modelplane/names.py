@@ -17,6 +17,7 @@ API_VERSION = f"{GROUP}/{VERSION}"
 KIND_DEPLOYMENT = "ModelDeployment"
 KIND_REPLICA = "ModelReplica"
 KIND_CLUSTER = "InferenceCluster"
+KIND_DEMAND = "ModelDemand"  # what a ModelDeployment states of its demand for the others (stated.py)
 
 LABEL_DEPLOYMENT = "modelplane.ai/deployment"
 LABEL_CLUSTER = "modelplane.ai/cluster"
@@ -47,6 +48,9 @@ CONDITION_PROGRESSING = "Progressing"
 # Conditions on the ModelReplica.
 CONDITION_REPLICA_RENDERED = "ReplicaRendered"
 CONDITION_REPLICA_READY = "ReplicaReady"
+# Conditions on the ModelDemand.
+CONDITION_DEMAND_STATED = "DemandStated"
+REASON_STATED = "Stated"
 # Conditions on the InferenceCluster.
 CONDITION_POOLS_PUBLISHED = "GPUPoolsPublished"
 # On every kind: Modelplane fields set that have no effect here (modelplane.api.compat).

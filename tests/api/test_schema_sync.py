@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import yaml
 from modelplane.api.cluster import ClusterSpec, PublishedPool
+from modelplane.api.demand import DemandSpec
 from modelplane.api.deployment import DeploymentSpec
 from modelplane.api.replica import ReplicaSpec
 from pydantic import BaseModel
@@ -62,6 +63,7 @@ CASES = [
     Case("ModelDeployment spec matches DeploymentSpec", "modeldeployment", ("spec",), DeploymentSpec),
     Case("ModelReplica spec matches ReplicaSpec", "modelreplica", ("spec",), ReplicaSpec),
     Case("InferenceCluster spec matches ClusterSpec", "inferencecluster", ("spec",), ClusterSpec),
+    Case("ModelDemand spec matches DemandSpec", "modeldemand", ("spec",), DemandSpec),
     Case(
         "InferenceCluster gpuPools items match PublishedPool", "inferencecluster", ("status", "gpuPools"), PublishedPool
     ),

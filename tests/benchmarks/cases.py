@@ -11,6 +11,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api
 from modelplane.model import Cluster, Deployment, ModelReplica
 from modelplane.scheduler import schedule
+from modelplane.scheduler.state import statements
 from modelplane_function.handlers.deployment import replica_key
 
 from tests.benchmarks import rpc
@@ -57,15 +58,19 @@ class World:
     fleet: Fleet
     clusters: tuple[Cluster, ...]
     replicas: tuple[ModelReplica, ...]
+    demands: tuple[dict[str, Any], ...]  # the ModelDemand each of the fleet's deployments composes
 
 
 @cache
 def world(clusters: int, existing: int) -> World:
     fleet = generate(clusters=clusters, pools=POOLS, existing=existing, seed=SEED)
+    parsed = tuple(api.parse_cluster(c) for c in fleet.clusters)
+    deployments = [api.parse_deployment(d, namespace_labels={}) for d in fleet.deployments]
     return World(
         fleet=fleet,
-        clusters=tuple(api.parse_cluster(c) for c in fleet.clusters),
+        clusters=parsed,
         replicas=tuple(api.parse_replica(r) for r in fleet.replicas),
+        demands=tuple(api.demand_manifest(s) for s in statements(deployments, parsed)),
     )
 
 
@@ -95,7 +100,7 @@ class Case:
             clusters=fleet.clusters,
             replicas=fleet.replicas,
             namespace=fleet.namespace,
-            deployments=fleet.deployments,
+            demands=self.world.demands,
         )
 
     def steady_request(self) -> fnv1.RunFunctionRequest:
@@ -106,7 +111,7 @@ class Case:
             clusters=fleet.clusters,
             replicas=[*fleet.replicas, *self.own_wire.values()],
             namespace=fleet.namespace,
-            deployments=fleet.deployments,
+            demands=self.world.demands,
         )
 
 

@@ -33,6 +33,7 @@ from modelplane.rollout import Observed
 from modelplane.rollout.reconcile import reconcile
 from modelplane.scheduler.capacity import shares_devices
 from modelplane.scheduler.demand import devices_claimed
+from modelplane.scheduler.state import statements
 
 from tests.benchmarks.optimum import Optimum, solve
 from tests.benchmarks.scenarios import Scenario, generate, pool_gpus
@@ -101,6 +102,8 @@ def _reconcile_all(
 ) -> bool:
     """One reconcile of each deployment in `order`; whether anything changed. New replicas start not Ready."""
     changed = False
+    # What each visible deployment's own reconcile states: it depends on its spec and the fleet alone.
+    demands = statements(known, clusters, matcher=matcher)
     for i in order:
         others = [r for j, rs in fleet.items() if j != i for r in rs]
         own = fleet.get(i, [])
@@ -111,7 +114,7 @@ def _reconcile_all(
             observed=Observed(),
             now=NOW,
             matcher=matcher,
-            deployments=known,
+            demands=demands,
         )
         before = {r.name: r for r in own}
         after = [replace(r, ready=before[r.name].ready if r.name in before else False) for r in done.replicas]

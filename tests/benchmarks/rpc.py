@@ -43,9 +43,9 @@ def request(
     clusters: Sequence[Mapping[str, Any]],
     replicas: Sequence[Mapping[str, Any]],
     namespace: Mapping[str, Any],
-    deployments: Sequence[Mapping[str, Any]] = (),
+    demands: Sequence[Mapping[str, Any]] = (),
 ) -> fnv1.RunFunctionRequest:
-    """A resolved ModelDeployment request, as Crossplane builds it (`deployments`: the others; the XR is added)."""
+    """A resolved ModelDeployment request, as Crossplane builds it (`demands`: the other deployments' ModelDemands)."""
     req = fnv1.RunFunctionRequest(meta=fnv1.RequestMeta(tag="bench", capabilities=CAPABILITIES))
     req.observed.composite.resource.CopyFrom(_struct(xr))
     for key, obj in sorted(observed.items()):
@@ -54,7 +54,7 @@ def request(
         ("clusters", clusters),
         ("replicas", replicas),
         ("namespace", [namespace]),
-        ("deployments", [*deployments, xr]),
+        ("demands", demands),
     )
     for name, objs in answers:
         items = req.required_resources[name]

@@ -48,3 +48,8 @@ def test_explain_names_the_move_that_makes_room(tmp_path: Path) -> None:
     text = _explain(tmp_path, [cluster("a", nodes=1), cluster("b", nodes=1, product="A100"), on_a], [on_a])
     move = "Move: team-b/small#0 moves off a/pool to make room for team-a/big; it leaves once its successor is Ready."
     assert move in text.splitlines()
+
+
+def test_a_given_deployment_is_read_through_the_demand_it_states_and_not_called_left_out(tmp_path: Path) -> None:
+    text = _explain(tmp_path, [cluster("a", nodes=1), cluster("b", nodes=1, product="A100")])
+    assert [line for line in text.splitlines() if "left out" in line] == []

@@ -208,7 +208,7 @@ SAID = [
         want_code=1,
         want_stderr="Error: expected one Composition for modelplane.ai/v1alpha1 ModelDeploymnt, found 0: "
         "Compositions here are for modelplane.ai/v1alpha1 InferenceCluster, modelplane.ai/v1alpha1 "
-        "ModelDeployment, modelplane.ai/v1alpha1 ModelReplica\n",
+        "ModelDemand, modelplane.ai/v1alpha1 ModelDeployment, modelplane.ai/v1alpha1 ModelReplica\n",
     ),
     Said(
         name="no Composition at all points to --apis",

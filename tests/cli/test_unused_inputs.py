@@ -41,7 +41,7 @@ CASES = [
         fleet=[CLUSTERS[0], {**CLUSTERS[1], "kind": "InferenceClusters"}],
         want=[
             "{f}: InferenceClusters eu-west-1 was left out: the function reads no kind 'InferenceClusters' (did you "
-            "mean InferenceCluster?), only InferenceCluster, ModelDeployment, ModelReplica, Namespace"
+            "mean InferenceCluster?), only InferenceCluster, ModelDemand, ModelDeployment, ModelReplica, Namespace"
         ],
     ),
     Case(
@@ -49,7 +49,7 @@ CASES = [
         fleet=[*CLUSTERS, _ns("creds", kind="Secret")],
         want=[
             "{f}: Secret creds was left out: the function reads no kind 'Secret', only InferenceCluster, "
-            "ModelDeployment, ModelReplica, Namespace"
+            "ModelDemand, ModelDeployment, ModelReplica, Namespace"
         ],
     ),
     Case(

@@ -10,6 +10,8 @@ from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf import json_format, struct_pb2
+from modelplane.stated import pool_kind
+from modelplane_function.handlers.pools import read_cluster
 
 API = "modelplane.ai/v1alpha1"
 IMAGE = "vllm/vllm-openai:v0.11.0"
@@ -161,3 +163,8 @@ def replica_resolved(
 ) -> dict[str, list[Mapping[str, Any]]]:
     """Answers to the two ModelReplica requirements: its InferenceCluster (by default "a") and its Namespace."""
     return {"cluster": list(clusters if clusters is not None else [cluster("a")]), "namespace": [ns or namespace()]}
+
+
+def pool_kind_of(cluster_obj: Mapping[str, Any], pool: int = 0) -> str:
+    """The pool kind (modelplane.stated.pool_kind) of one pool of an InferenceCluster, as the function reads it."""
+    return pool_kind(read_cluster(struct(cluster_obj)).pools[pool])

@@ -11,6 +11,7 @@ from modelplane_function.handlers import bounds
 
 APIS = Path(__file__).resolve().parents[2] / "apis"
 XRDS = {
+    names.KIND_DEMAND: "modeldemand",
     names.KIND_DEPLOYMENT: "modeldeployment",
     names.KIND_REPLICA: "modelreplica",
     names.KIND_CLUSTER: "inferencecluster",

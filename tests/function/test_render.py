@@ -17,7 +17,7 @@ from modelplane_function.cli.render.output import generated_name
 from modelplane_function.cli.render.store import Store
 from modelplane_function.cli.render.xr import uid_of
 
-from .factories import API, cluster, deployment, namespace
+from .factories import API, cluster, deployment, namespace, pool_kind_of
 from .wants import replica
 
 COMPOSITION = {
@@ -183,10 +183,53 @@ def test_render_composes_replicas_and_recurses_into_their_objects() -> None:
         **meta,
         "labels": {**want_mr["metadata"]["labels"], "crossplane.io/composite": "llama"},
     }
+    # What the deployment states for the other deployments: eight GPUs a replica, on cluster a only (its selector).
+    want_demand = {
+        "apiVersion": API,
+        "kind": "ModelDemand",
+        "metadata": {
+            **meta,
+            "name": "llama",
+            "namespace": "team-a",
+            "annotations": {"crossplane.io/composition-resource-name": "demand"},
+            "labels": {"modelplane.ai/deployment": "llama", "crossplane.io/composite": "llama"},
+        },
+        "spec": {
+            "deployment": "llama",
+            "replicas": 2,
+            "devicesPerReplica": 8,
+            "movable": True,
+            "spread": "Preferred",
+            "clusterSet": "Listed",
+            "clusters": ["a"],
+            "truncated": False,
+            "engines": [
+                {
+                    "name": "main",
+                    "options": [
+                        {
+                            "poolKinds": [pool_kind_of(FLEET[0])],
+                            "nodes": 1,
+                            "groups": [{"pods": 1, "devices": 8}],
+                            "claimedDevices": 8,
+                            "idleDevices": 0,
+                            "spareKinds": 0,
+                            "deviceSize": "0",
+                        }
+                    ],
+                }
+            ],
+        },
+    }
     conditions = [(c["type"], c["status"], c["reason"]) for c in head["status"]["conditions"]]
     assert (composed, head["spec"]["crossplane"], conditions, head["status"]["replicas"]) == (
-        [want_mr],
-        {"resourceRefs": [{"apiVersion": API, "kind": "ModelReplica", "name": want_mr["metadata"]["name"]}]},
+        [want_demand, want_mr],
+        {
+            "resourceRefs": [
+                {"apiVersion": API, "kind": "ModelDemand", "name": "llama"},
+                {"apiVersion": API, "kind": "ModelReplica", "name": want_mr["metadata"]["name"]},
+            ]
+        },
         [
             ("Responsive", "True", "WatchCircuitClosed"),
             ("ReplicasScheduled", "False", "InsufficientCapacity"),
@@ -197,10 +240,13 @@ def test_render_composes_replicas_and_recurses_into_their_objects() -> None:
         ],
         {"total": 1, "ready": 0, "updated": 1, "available": 0},
     )
-    # Recursing adds the replica's render status on its document and its objects after it.
-    objects = docs[2:]
-    assert (docs[0], docs[1]["spec"]["crossplane"]["resourceRefs"], [d["kind"] for d in objects]) == (
+    # Recursing adds the replica's render status on its document and its objects after it; the
+    # ModelDemand composes nothing and is marked as stated.
+    demand, replica_doc, *objects = docs[1:]
+    stated = [(c["type"], c["status"]) for c in demand["status"]["conditions"] if c["type"] == "DemandStated"]
+    assert (docs[0], stated, replica_doc["spec"]["crossplane"]["resourceRefs"], [d["kind"] for d in objects]) == (
         head,
+        [("DemandStated", "True")],
         [
             {"apiVersion": o["apiVersion"], "kind": o["kind"], "name": o["metadata"]["name"]}
             for o in sorted(objects, key=lambda o: o["metadata"]["name"])
@@ -234,5 +280,5 @@ def test_modelplane_render_cli_prints_the_stream_and_fails_cleanly(tmp_path: Pat
         1,
         "",
         f"Error: expected one Composition for {API} Unknown, found 0: Compositions here are for {API} "
-        f"InferenceCluster, {API} ModelDeployment, {API} ModelReplica\n",
+        f"InferenceCluster, {API} ModelDemand, {API} ModelDeployment, {API} ModelReplica\n",
     )

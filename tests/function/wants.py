@@ -23,7 +23,7 @@ MD_REQUIREMENTS = {
     "resources": {
         "clusters": {"api_version": API, "kind": "InferenceCluster"},
         "replicas": {"api_version": API, "kind": "ModelReplica"},
-        "deployments": {"api_version": API, "kind": "ModelDeployment"},
+        "demands": {"api_version": API, "kind": "ModelDemand"},
         "namespace": {"api_version": "v1", "kind": "Namespace", "match_name": "team-a"},
     }
 }

@@ -13,6 +13,7 @@ from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_function.handlers.convert import to_dict
+from modelplane_function.handlers.deployment import DEMAND_KEY
 
 from tests.benchmarks import fleet
 from tests.benchmarks.shapes import Shape, deployment
@@ -39,7 +40,8 @@ class Scenario:
 
 
 def desired(rsp: fnv1.RunFunctionResponse) -> dict[str, dict[str, Any]]:
-    return {key: to_dict(r.resource) for key, r in rsp.desired.resources.items()}
+    """The composed ModelReplicas by key (the deployment's ModelDemand is about others, not its replicas)."""
+    return {key: to_dict(r.resource) for key, r in rsp.desired.resources.items() if key != DEMAND_KEY}
 
 
 def observed_as_ready(objs: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:

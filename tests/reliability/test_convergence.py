@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from modelplane import api
 from modelplane_function.handlers.convert import to_dict
+from modelplane_function.handlers.deployment import DEMAND_KEY
 
 from tests.function.factories import cluster, deployment, namespace, request
 
@@ -66,7 +67,7 @@ class Simulation:
         seen = {**{k: v for k, v in view.items() if _owner(v) != me}, **own}
         required = {"clusters": CLUSTERS, "replicas": list(seen.values()), "namespace": [namespace(me[0])]}
         rsp = self.run(request(xr, observed=observed, required=required))
-        desired = {key: to_dict(r.resource) for key, r in rsp.desired.resources.items()}
+        desired = {key: to_dict(r.resource) for key, r in rsp.desired.resources.items() if key != DEMAND_KEY}
         names = {d["metadata"]["name"] for d in desired.values()}
         used = usage(seen)
         for k, obj in own.items():

@@ -30,6 +30,7 @@ import pytest
 from modelplane import api
 from modelplane.rollout import revision
 from modelplane_function.handlers.convert import to_dict
+from modelplane_function.handlers.deployment import DEMAND_KEY
 
 from tests.benchmarks import fleet, shapes
 from tests.benchmarks.shapes import Shape
@@ -91,7 +92,7 @@ class Simulation:
         ns = namespace(self.xr["metadata"]["namespace"])
         required = {"clusters": self.clusters, "replicas": list(self.observed.values()), "namespace": [ns]}
         rsp = self.run(request(xr, observed=self.observed, required=required))
-        desired = {k: to_dict(r.resource) for k, r in rsp.desired.resources.items()}
+        desired = {k: to_dict(r.resource) for k, r in rsp.desired.resources.items() if k != DEMAND_KEY}
         status = to_dict(rsp.desired.composite.resource).get("status", {})
         conditions = []
         before = {c["type"]: c for c in self.status.get("conditions", [])}

@@ -14,6 +14,7 @@ import pytest
 from modelplane.model import Cluster, Deployment, ModelReplica, RolloutStrategy
 from modelplane.rollout import Observed, resolve_budget
 from modelplane.rollout.reconcile import reconcile
+from modelplane.scheduler.state import statements
 
 from tests.scheduler.factories import (
     cluster,
@@ -85,7 +86,7 @@ def test_moves_are_make_before_break(case: Case) -> None:
         fleet = [replace(r, ready=r.ready or r.cluster not in case.never_ready) for r in fleet]
         for d in (SMALL, BIG):
             before = {r.name: r for r in fleet}
-            done = reconcile(d, FLEET, fleet, observed=Observed(), now=NOW, deployments=[SMALL, BIG])
+            done = reconcile(d, FLEET, fleet, observed=Observed(), now=NOW, demands=statements([SMALL, BIG], FLEET))
             mine = [replace(r, ready=before[r.name].ready if r.name in before else False) for r in done.replicas]
             fleet = [r for r in fleet if r.deployment != d.name] + mine
             # never fewer Ready than spec.replicas - maxUnavailable (1 by default) while it moves
@@ -131,7 +132,14 @@ def test_withdrawn_demand_never_takes_down_a_ready_replica(case: Withdrawn) -> N
     # The first reconcile moves SMALL for BIG; BIG then asks for nothing while the successors start.
     for big in (BIG, replace(BIG, replicas=0), replace(BIG, replicas=0)):
         before = {r.name: r for r in fleet}
-        done = reconcile(case.small, case.fleet, fleet, observed=Observed(), now=NOW, deployments=[case.small, big])
+        done = reconcile(
+            case.small,
+            case.fleet,
+            fleet,
+            observed=Observed(),
+            now=NOW,
+            demands=statements([case.small, big], case.fleet),
+        )
         fleet = [replace(r, ready=before[r.name].ready if r.name in before else False) for r in done.replicas]
         rounds.append(where(fleet, case.small))
     assert tuple(rounds) == case.want
@@ -206,7 +214,7 @@ def test_moves_stay_within_the_movers_budget(case: Budgeted) -> None:
         moving = 0
         for d in (mover, HUGE):
             before = {r.name: r for r in fleet}
-            done = reconcile(d, ROOMY, fleet, observed=Observed(), now=NOW, deployments=[mover, HUGE])
+            done = reconcile(d, ROOMY, fleet, observed=Observed(), now=NOW, demands=statements([mover, HUGE], ROOMY))
             mine = [replace(r, ready=before[r.name].ready if r.name in before else False) for r in done.replicas]
             fleet = [r for r in fleet if r.deployment != d.name] + mine
             if d is mover:

@@ -6,9 +6,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import pytest
-from modelplane.model import Deployment, ModelReplica, Role
+from modelplane.model import Cluster, Deployment, ModelReplica, Role
 from modelplane.scheduler import schedule
 from modelplane.scheduler.result import Move
+from modelplane.scheduler.state import statements
+from modelplane.stated import StatedDemand
 
 from tests.scheduler.factories import (
     IS_NIC,
@@ -95,14 +97,14 @@ RESERVE_CASES = [
 @pytest.mark.parametrize("case", RESERVE_CASES, ids=lambda c: c.name)
 def test_room_is_held_for_larger_demand(case: Case) -> None:
     deployments = [case.deployment, *case.others] if case.others else None
-    result = schedule(case.deployment, FLEET, case.fleet, deployments=deployments)
+    result = schedule(case.deployment, FLEET, case.fleet, demands=stated(deployments, FLEET))
     reserved = tuple((r.deployment, r.replicas) for r in result.diagnosis.reserved)
     assert (outline(result), reserved) == (case.want, case.reserved)
 
 
 def test_unplaced_for_a_reservation_says_for_whom() -> None:
     one_node = (cluster("a", pools=[pool("h100", nodes=1)]),)
-    result = schedule(SMALL, one_node, [], deployments=[SMALL, BIG])
+    result = schedule(SMALL, one_node, [], demands=stated([SMALL, BIG], one_node))
     assert (outline(result), [(r.deployment, r.replicas) for r in result.diagnosis.reserved]) == (
         Outline(
             message="Scheduled 0 of 1 replicas; 0/1 clusters are available for the rest: "
@@ -172,14 +174,14 @@ MOVE_CASES = [
 
 @pytest.mark.parametrize("case", MOVE_CASES, ids=lambda c: c.name)
 def test_moves_make_room(case: MoveCase) -> None:
-    result = schedule(SMALL, FLEET, case.fleet, deployments=case.deployments, stale=case.stale)
+    result = schedule(SMALL, FLEET, case.fleet, demands=stated(case.deployments, FLEET), stale=case.stale)
     assert (outline(result), tuple(m.text() for m in result.moves)) == (case.want_small, case.want_moves)
 
 
 def test_every_deployment_agrees_on_the_move() -> None:
     """The blocked deployment sees the same move, as the one it waits for, whatever the input order."""
-    small = schedule(SMALL, FLEET, [HELD], deployments=[SMALL, BIG])
-    big = schedule(BIG, list(reversed(FLEET)), [HELD], deployments=[BIG, SMALL])
+    small = schedule(SMALL, FLEET, [HELD], demands=stated([SMALL, BIG], FLEET))
+    big = schedule(BIG, list(reversed(FLEET)), [HELD], demands=stated([BIG, SMALL], list(reversed(FLEET))))
     assert (small.moves, big.moves) == (
         (Move(replica=HELD, demand="team-a/big", cluster="a", pools=("h100",)),),
         (Move(replica=HELD, demand="team-a/big", cluster="a", pools=("h100",)),),
@@ -192,8 +194,8 @@ def test_every_deployment_agrees_on_the_move() -> None:
 
 def test_a_deployment_that_never_moves_keeps_its_replica_and_says_nothing() -> None:
     pinned = replace(SMALL, movable=False)
-    mover = schedule(pinned, FLEET, [HELD], deployments=[pinned, BIG])
-    blocked = schedule(BIG, FLEET, [HELD], deployments=[pinned, BIG])
+    mover = schedule(pinned, FLEET, [HELD], demands=stated([pinned, BIG], FLEET))
+    blocked = schedule(BIG, FLEET, [HELD], demands=stated([pinned, BIG], FLEET))
     assert (outline(mover), mover.moves, blocked.moves) == (
         Outline(replicas=("a/0 main@h100",), message="Scheduled 1 of 1 replicas."),
         (),
@@ -228,7 +230,7 @@ ON_IB = (
 def test_a_gang_blocked_by_two_holders_gets_both_moved() -> None:
     """Two one-GPU replicas of two deployments hold the only InfiniBand pool's two nodes: each moves."""
     everyone = [ONE_GPU, OTHER_GPU, GANG]
-    got = {d.name: schedule(d, IB_FLEET, ON_IB, deployments=everyone) for d in everyone}
+    got = {d.name: schedule(d, IB_FLEET, ON_IB, demands=stated(everyone, IB_FLEET)) for d in everyone}
     want_moves = (
         "team-b/one-gpu#0 moves off a/ib to make room for team-a/gang",
         "team-c/other-gpu#0 moves off a/ib to make room for team-a/gang",
@@ -253,3 +255,8 @@ def test_a_gang_blocked_by_two_holders_gets_both_moved() -> None:
         },
         want_moves,
     )
+
+
+def stated(deployments: Sequence[Deployment] | None, fleet: Sequence[Cluster]) -> tuple[StatedDemand, ...] | None:
+    """What each deployment's own reconcile states; None: the fleet's demand was not read."""
+    return None if deployments is None else statements(deployments, fleet)

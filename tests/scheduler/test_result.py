@@ -12,9 +12,11 @@ import pytest
 from modelplane.model import (
     Cluster,
     Deployment,
+    DeviceGroup,
     ModelReplica,
     PlacedEngine,
     PlacedMember,
+    PoolCharge,
     ResolvedDeviceRequest,
     Role,
     TaintEffect,
@@ -22,6 +24,7 @@ from modelplane.model import (
 from modelplane.names import replica_name
 from modelplane.scheduler import ClusterScore, Diagnosis, RemovedReplica, ScheduleResult, schedule
 from modelplane.scheduler.result import FIT
+from modelplane.stated import StatedDemand, StatedEngine, StatedOption, pool_kind
 
 from tests.scheduler.factories import (
     GPU_DRIVER,
@@ -106,6 +109,21 @@ def _scores(*, spread: int, free: int, idle: int = 0, premium: int = 0) -> Mappi
     return MappingProxyType({"spread": spread, "idle": idle, "premium": premium, "free": free})
 
 
+def _stated(
+    *, replicas: int, devices: int, clusters: tuple[str, ...], options: tuple[StatedOption, ...], all_but: bool = False
+) -> StatedDemand:
+    """What deployment llm of team-a states with one engine, main."""
+    return StatedDemand(
+        namespace="team-a",
+        name="llm",
+        replicas=replicas,
+        devices=devices,
+        clusters=clusters,
+        all_but=all_but,
+        engines=(StatedEngine(name="main", options=options),),
+    )
+
+
 CASES = [
     Case(
         name="a new replica carries the spec, the cluster's coordinates and only its DRA requests",
@@ -124,6 +142,20 @@ CASES = [
             ),
             created=frozenset({replica_name("llm", "a", 0)}),
             removed=(),
+            statement=_stated(
+                replicas=1,
+                devices=18,
+                clusters=(),  # every cluster but none
+                all_but=True,
+                options=(
+                    StatedOption(
+                        kind=pool_kind(IB_CLUSTER.pools[0]),
+                        cost=2,
+                        charge=PoolCharge(nodes=2, groups=(DeviceGroup(pods=2, devices=8),)),
+                        claimed=16,
+                    ),
+                ),
+            ),
             diagnosis=Diagnosis(
                 desired=1,
                 placed=1,
@@ -146,6 +178,8 @@ CASES = [
             ),
             created=frozenset(),
             removed=(),
+            # the queue it asks for is not one the cluster lets it use: it states no pool there
+            statement=_stated(replicas=1, devices=18, clusters=(), options=()),
             diagnosis=Diagnosis(desired=1, placed=1, total_clusters=1, evaluated=False),
         ),
     ),
@@ -165,6 +199,20 @@ CASES = [
             ),
             created=frozenset({replica_name("llm", "b", 0)}),
             removed=(),
+            statement=_stated(
+                replicas=2,
+                devices=8,
+                clusters=(),  # every cluster but none
+                all_but=True,
+                options=(
+                    StatedOption(
+                        kind=pool_kind(pool("h100", nodes=8)),
+                        cost=1,
+                        charge=PoolCharge(nodes=1, groups=(DeviceGroup(pods=1, devices=8),)),
+                        claimed=8,
+                    ),
+                ),
+            ),
             diagnosis=Diagnosis(
                 desired=2,
                 placed=2,

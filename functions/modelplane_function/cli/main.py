@@ -26,6 +26,7 @@ from modelplane_function.cli.render import output as output_module
 from modelplane_function.cli.render.cause import with_causes
 from modelplane_function.cli.render.contained import contained
 from modelplane_function.cli.render.defaults import namespace_notes
+from modelplane_function.cli.render.demands import with_stated_demand
 from modelplane_function.cli.render.explain import clusters_of, fleet_view
 from modelplane_function.cli.render.ready import assumed, assumed_doc, unready_note
 from modelplane_function.cli.render.unmatched import unmatched
@@ -325,10 +326,11 @@ def fleet_for(
     with yamlio.collector_paused():
         fleet_files = [(f, assumed_doc(doc) if assume_ready else doc) for f, doc in load.required_by_file(required)]
         fleet_docs = [doc for _, doc in fleet_files]
+        stated = with_stated_demand(fleet_docs)
         seen = load.documents(observed)
         docs = render_documents(
             xr,
-            required=fleet_docs,
+            required=stated.docs,
             observed=[assumed(obj) for obj in seen] if assume_ready else seen,
             compositions=load.compositions(apis or load.default_apis()),
             recurse=False,
@@ -337,6 +339,7 @@ def fleet_for(
             usage=usage,
         )
         if notes is not None:
+            stated.record(usage)
             notes += [*unused_notes(fleet_files, usage), *([] if assume_ready else unready_note(seen))]
         if not requests:
             msg = f"{xr_file}: the function was never called for this {names.KIND_DEPLOYMENT}"

@@ -31,6 +31,7 @@ from modelplane_function.cli.render import load, yamlio
 from modelplane_function.cli.render.cause import with_causes
 from modelplane_function.cli.render.contained import contained
 from modelplane_function.cli.render.defaults import namespace_notes
+from modelplane_function.cli.render.demands import reads_deployments, stated
 from modelplane_function.cli.render.driver import configure_logging, render_with, serving
 from modelplane_function.cli.render.errors import RenderFailure
 from modelplane_function.cli.render.explain import blocked_by, clusters_of, fleet_view, rollout_preview
@@ -150,8 +151,11 @@ async def _rounds(
     inputs: Inputs, compositions: Sequence[Mapping[str, Any]], max_rounds: int, usage: Usage | None = None
 ) -> _State:
     state = _State.start(inputs)
-    # Every deployment reads the others' demand, as in a control plane where they all exist.
-    deployments = [Doc.from_dict(xr) for xr in inputs.deployments]
+    # Every deployment reads the others' stated demand, as in a control plane where they all exist
+    # (each has composed its ModelDemand).
+    demands = [
+        statement for statement, _ in stated([(Doc.from_dict(xr), xr) for xr in inputs.deployments], inputs.fleet)
+    ]
     async with serving() as call:
         for _ in range(max_rounds):
             state.rounds += 1
@@ -163,7 +167,7 @@ async def _rounds(
                 docs = await render_with(
                     call,
                     observed_xr,
-                    required=[*inputs.fleet, *deployments, *state.charged(), *state.required()],
+                    required=[*inputs.fleet, *demands, *state.charged(), *state.required()],
                     observed=state.own[key],
                     compositions=compositions,
                     recurse=True,
@@ -311,6 +315,7 @@ def plan(
         compositions = load.compositions(apis or load.default_apis())
         usage = Usage()
         state = asyncio.run(_rounds(inputs, compositions, max_rounds, usage))
+        reads_deployments(usage)
         clusters = clusters_of(inputs.fleet)
         replicas = _replicas(state)
         outcomes = [_outcome(xr, state, clusters, replicas) for xr in inputs.deployments]

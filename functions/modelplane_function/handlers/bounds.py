@@ -75,7 +75,15 @@ CLUSTER = (
     *((f"spec.nodePools{path}", n) for path, n in _POOLS),
     *((f"status.gpuPools{path}", n) for path, n in _POOLS),
 )
+DEMAND = (
+    ("spec.clusters", 2048),
+    ("spec.engines", 8),
+    ("spec.engines[].options", 64),
+    ("spec.engines[].options[].poolKinds", 256),
+    ("spec.engines[].options[].groups", 64),
+)
 LIMITS: Mapping[str, tuple[tuple[str, int], ...]] = {
+    names.KIND_DEMAND: DEMAND,
     names.KIND_DEPLOYMENT: DEPLOYMENT,
     names.KIND_REPLICA: REPLICA,
     names.KIND_CLUSTER: CLUSTER,

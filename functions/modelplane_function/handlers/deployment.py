@@ -21,6 +21,7 @@ from typing import Any
 from crossplane.function import response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api, names
+from modelplane.api.demand import can_state
 from modelplane.devices import DeviceMatcher, SelectorResults
 from modelplane.errors import SpecError
 from modelplane.model import Cluster, Deployment, ModelReplica
@@ -29,6 +30,7 @@ from modelplane.scheduler import ScheduleResult, schedule
 from modelplane.scheduler.filters import REASON_KAI_NOT_ALLOWED
 from modelplane.scheduler.selectors import selector_matches
 from modelplane.scheduler.unreadable import Unreadable
+from modelplane.stated import StatedDemand, withdrawn
 
 from modelplane_function.handlers import bounds, failures, limits, notes, requirements
 from modelplane_function.handlers.conditions import Condition, event, report, serves_its_revision
@@ -51,7 +53,7 @@ class Inputs:
     replicas: tuple[ModelReplica, ...]
     unreadable: Unreadable = field(default_factory=Unreadable)
     composed: frozenset[str] = frozenset()  # names of the ModelReplicas the XR composes
-    deployments: tuple[Deployment, ...] | None = None  # every readable ModelDeployment; None = not read
+    demands: tuple[StatedDemand, ...] | None = None  # other deployments' statements; None = not read
 
 
 def schedule_inputs(inputs: Inputs, *, matcher: DeviceMatcher | None = None) -> ScheduleResult:
@@ -63,7 +65,7 @@ def schedule_inputs(inputs: Inputs, *, matcher: DeviceMatcher | None = None) -> 
         matcher=matcher,
         unreadable=inputs.unreadable,
         composed=inputs.composed,
-        deployments=inputs.deployments,
+        demands=inputs.demands,
     )
 
 
@@ -80,7 +82,7 @@ def reconcile_inputs(
         matcher=matcher,
         unreadable=inputs.unreadable,
         composed=inputs.composed,
-        deployments=inputs.deployments,
+        demands=inputs.demands,
     )
 
 
@@ -173,7 +175,7 @@ def gather(req: fnv1.RunFunctionRequest, xr: Mapping[str, Any], own: Mapping[str
         replicas=tuple(by_id[k] for k in sorted(by_id)),
         unreadable=Unreadable(clusters=invalid, replicas_on=unreadable_on),
         composed=frozenset(r.name for r in owned),
-        deployments=requirements.deployments(req, deployment),
+        demands=requirements.demands(req, deployment),
     )
 
 
@@ -212,8 +214,14 @@ def _retain_only(
     own: Mapping[str, Mapping[str, Any]],
     problem: Condition | None,
 ) -> None:
-    """Keep every observed replica; report `problem` (None: waiting for requirements, say nothing)."""
+    """Keep every observed replica; report `problem` (None: waiting for requirements, say nothing).
+
+    The deployment states no demand meanwhile: room held for it would stay empty, and its replicas
+    cannot move while nothing here can place their successors.
+    """
     keep(rsp, own)
+    meta = _meta(xr)
+    state(rsp, withdrawn(str(meta.get("namespace") or ""), str(meta.get("name") or "")))
     ready = sum(1 for obj in own.values() if serves_its_revision(obj))
     status: dict[str, Any] = {"replicas": {"total": len(own), "ready": ready}}
     observed_status = xr.get("status")
@@ -228,6 +236,18 @@ def _retain_only(
     report(rsp, xr, problem, warn=True)
     named = {str(_meta(obj).get("name", key)): obj for key, obj in own.items()}
     report(rsp, xr, _ready_condition(ready, desired, _why(named)))
+
+
+DEMAND_KEY = "demand"
+
+
+def state(rsp: fnv1.RunFunctionResponse, statement: StatedDemand) -> None:
+    """Compose the ModelDemand through which the other deployments learn this one's demand."""
+    if not statement.namespace or not can_state(statement.name):
+        return  # no name a ModelDemand could carry: the deployment is refused for it, and states nothing
+    desired = rsp.desired.resources[DEMAND_KEY]
+    desired.resource.CopyFrom(to_struct(api.demand_manifest(statement)))
+    desired.ready = fnv1.READY_TRUE  # nothing waits on it: it is read, not served
 
 
 def set_ready(rsp: fnv1.RunFunctionResponse, *, ready: int, desired: int) -> None:
@@ -260,23 +280,40 @@ def _kai_note(result: ScheduleResult) -> str:
     return "".join(f" {detail}." for detail in refused[:_KAI_NOTES]) + more
 
 
-_RESERVED_NOTES = 5  # deployments named; the count says how many more
+_RESERVED_NOTES = 5  # deployments of the namespace named; the count says how many more
 
 
-def _reserved_note(result: ScheduleResult) -> str:
-    """Why free-looking capacity was not used: it is held for larger deployments' missing replicas."""
+def _ours(subject: str, namespace: str) -> bool:
+    """Whether a "namespace/name" subject is in `namespace`: only those a tenant's messages name."""
+    return subject.startswith(f"{namespace}/")
+
+
+def _reserved_note(result: ScheduleResult, namespace: str) -> str:
+    """Why free-looking capacity was not used: it is held for larger deployments' missing replicas.
+
+    Deployments of other namespaces are counted, never named: a tenant learns that larger demand
+    exists elsewhere, not whose it is.
+    """
     reserved = result.diagnosis.reserved
     if not result.diagnosis.unplaced or not reserved:
         return ""
-    named = ", ".join(f"{r.deployment} ({r.replicas})" for r in reserved[:_RESERVED_NOTES])
-    more = f" and {len(reserved) - _RESERVED_NOTES} more" if len(reserved) > _RESERVED_NOTES else ""
-    return f" Room is held first for the missing replicas of deployments with more GPUs per replica: {named}{more}."
+    own = [r for r in reserved if _ours(r.deployment, namespace)]
+    parts = [f"{r.deployment.split('/', 1)[1]} ({r.replicas})" for r in own[:_RESERVED_NOTES]]
+    if len(own) > _RESERVED_NOTES:
+        parts.append(f"{len(own) - _RESERVED_NOTES} more of this namespace")
+    elsewhere = [r for r in reserved if not _ours(r.deployment, namespace)]
+    if elsewhere:
+        replicas = sum(r.replicas for r in elsewhere)
+        parts.append(f"{_count(replicas, 'replica')} of {_count(len(elsewhere), 'deployment')} in other namespaces")
+    return (
+        f" Room is held first for the missing replicas of deployments with more GPUs per replica: {', '.join(parts)}."
+    )
 
 
-def _scheduled_condition(result: ScheduleResult) -> Condition:
+def _scheduled_condition(result: ScheduleResult, namespace: str) -> Condition:
     diagnosis = result.diagnosis
     status = "False" if diagnosis.unplaced else "True"
-    message = diagnosis.message() + _reserved_note(result) + _kai_note(result) + _held_note(result)
+    message = diagnosis.message() + _reserved_note(result, namespace) + _kai_note(result) + _held_note(result)
     return Condition(type=names.CONDITION_REPLICAS_SCHEDULED, status=status, reason=diagnosis.reason(), message=message)
 
 
@@ -323,13 +360,14 @@ def _compose(
         if ready_now:
             desired.ready = fnv1.READY_TRUE
         composed.append(replace(r, ready=ready_now))
+    state(rsp, result.statement or withdrawn(inputs.deployment.namespace, inputs.deployment.name))
     ready = sum(r.ready for r in composed)
     status = api.deployment_status(
         composed, result.diagnosis, revision=rolled.revision, unavailable=rolled.updated - rolled.surged
     )
     rsp.desired.composite.resource.MergeFrom(to_struct({"status": status}))
     set_ready(rsp, ready=ready, desired=inputs.deployment.replicas)
-    report(rsp, xr, _scheduled_condition(result), warn=True)
+    report(rsp, xr, _scheduled_condition(result, inputs.deployment.namespace), warn=True)
     why = _why({r.name: own.get(key_of_name.get(r.name, replica_key(r))) for r in rolled.replicas})
     report(rsp, xr, _ready_condition(ready, inputs.deployment.replicas, why))
     p = rolled.progress
@@ -357,15 +395,19 @@ def _compose(
 
 
 def _move_events(rsp: fnv1.RunFunctionResponse, deployment: Deployment, result: ScheduleResult) -> None:
-    """The fleet's moves this deployment makes, and those made for it (scheduler/displace.py)."""
-    me = f"{deployment.namespace}/{deployment.name}"
-    making = [
-        m
-        for m in result.moves
-        if (m.replica.namespace, m.replica.deployment) == (deployment.namespace, deployment.name)
-    ]
+    """The fleet's moves this deployment makes, and those made for it (scheduler/displace.py).
+
+    Another namespace's deployment or replica is never named, only said to be elsewhere.
+    """
+    ns = deployment.namespace
+    me = f"{ns}/{deployment.name}"
+    making = [m for m in result.moves if (m.replica.namespace, m.replica.deployment) == (ns, deployment.name)]
     if making:
-        what = "; ".join(f"{m.replica.name} off {m.cluster}/{','.join(m.pools)} for {m.demand}" for m in making)
+        what = "; ".join(
+            f"{m.replica.name} off {m.cluster}/{','.join(m.pools)} for "
+            + (m.demand.split("/", 1)[1] if _ours(m.demand, ns) else "a deployment of another namespace")
+            for m in making
+        )
         message = (
             f"Moving {_count(len(making), 'replica')} to make room for unplaced demand of other deployments: {what}. "
             "Each leaves once its successor elsewhere is Ready."
@@ -373,7 +415,11 @@ def _move_events(rsp: fnv1.RunFunctionResponse, deployment: Deployment, result: 
         event(rsp, warning=False, reason=names.REASON_MAKING_ROOM, message=message)
     waiting = [m for m in result.moves if m.demand == me]
     if waiting:
-        what = "; ".join(f"{m.holder} off {m.cluster}/{','.join(m.pools)}" for m in waiting)
+        what = "; ".join(
+            (m.holder.split("/", 1)[1] if m.replica.namespace == ns else "a replica of another namespace")
+            + f" off {m.cluster}/{','.join(m.pools)}"
+            for m in waiting
+        )
         message = f"Waiting for {_count(len(waiting), 'replica')} of other deployments to move and make room: {what}."
         event(rsp, warning=False, reason=names.REASON_WAITING_FOR_ROOM, message=message)
 

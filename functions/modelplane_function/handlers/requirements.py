@@ -17,6 +17,7 @@ from modelplane import api, names
 from modelplane.api.replica import ready_at
 from modelplane.errors import SpecError
 from modelplane.model import Cluster, Deployment, ModelReplica
+from modelplane.stated import StatedDemand
 
 from modelplane_function.handlers import bounds
 from modelplane_function.handlers.convert import project, to_dict
@@ -28,7 +29,10 @@ from modelplane_function.handlers.stamps import stamped
 CLUSTERS = "clusters"
 REPLICAS = "replicas"
 NAMESPACE = "namespace"
-DEPLOYMENTS = "deployments"
+DEMANDS = "demands"
+# A statement the owner's reconcile writes stays far below this (scheduler/state.py bounds it); a
+# larger object is not one it wrote and is left out before it costs a parse.
+MAX_DEMAND_BYTES = 256 * 2**10
 T = TypeVar("T")
 
 
@@ -49,9 +53,10 @@ def declare(rsp: fnv1.RunFunctionResponse, xr: Mapping[str, Any]) -> tuple[str, 
     response.require_resources(rsp, CLUSTERS, names.API_VERSION, names.KIND_CLUSTER)
     # Every replica of every deployment: the ledger charges other deployments' replicas too.
     response.require_resources(rsp, REPLICAS, names.API_VERSION, names.KIND_REPLICA)
-    # Every deployment, for the demand it has not placed (scheduler/reserve.py, displace.py). Not in
-    # `declared`: without an answer the deployment schedules as before, it does not wait.
-    response.require_resources(rsp, DEPLOYMENTS, names.API_VERSION, names.KIND_DEPLOYMENT)
+    # Every deployment's stated demand (modelplane.stated), for held room and moves: never the other
+    # deployments themselves, whose specs are their tenants' business and may be large or broken. Not
+    # in `declared`: without an answer the deployment schedules as before, it does not wait.
+    response.require_resources(rsp, DEMANDS, names.API_VERSION, names.KIND_DEMAND)
     if _namespace(xr):
         # The deployment's Namespace, for its labels (InferenceCluster allowedNamespaceSelector).
         response.require_resources(rsp, NAMESPACE, "v1", "Namespace", match_name=_namespace(xr))
@@ -113,31 +118,33 @@ _CLUSTERS: Memo[Cluster] = Memo(names.KIND_CLUSTER, _bounded(bounds.FLEET_CLUSTE
 _REPLICAS: Memo[ModelReplica | None] = Memo(
     names.KIND_REPLICA, _bounded(names.KIND_REPLICA, _stamped(converted(api.parse_replica)))
 )
-_DEPLOYMENTS: Memo[Deployment] = Memo(
-    names.KIND_DEPLOYMENT, _bounded(names.KIND_DEPLOYMENT, converted(api.parse_deployment))
-)
+_DEMANDS: Memo[StatedDemand] = Memo(names.KIND_DEMAND, _bounded(names.KIND_DEMAND, converted(api.parse_demand)))
 # Other deployments' replicas only feed the ledger: their templates, model and status are never
 # converted nor validated (ledger.py). A first call over 10,000 of them spent ~2 s on that.
 _LEDGER: Memo[ModelReplica | None] = Memo(names.KIND_REPLICA, _stamped(read_ledger_replica))
 
 
-def deployments(req: fnv1.RunFunctionRequest, own: Deployment) -> tuple[Deployment, ...] | None:
-    """Every readable ModelDeployment, `own` standing for itself; None when the fleet's were not answered.
+def demands(req: fnv1.RunFunctionRequest, own: Deployment) -> tuple[StatedDemand, ...] | None:
+    """Every other deployment's readable statement; None when the fleet's were not answered.
 
-    One that cannot be read is left out: its own reconcile reports it, and the demand it would
-    have stated cannot be known.
+    One that cannot be read is left out (contained: it only states demand), and so is one being
+    deleted (its replicas are going too), one larger than any the function writes, and the
+    deployment's own (its reconcile works its statement out afresh).
     """
-    if DEPLOYMENTS not in req.required_resources:
+    if DEMANDS not in req.required_resources:
         return None
-    out: dict[tuple[str, str], Deployment] = {(own.namespace, own.name): own}
-    for struct in structs(req, DEPLOYMENTS):
+    out: dict[tuple[str, str], StatedDemand] = {}
+    for struct in structs(req, DEMANDS):
+        if struct.ByteSize() > MAX_DEMAND_BYTES or _string(struct, "metadata", "deletionTimestamp"):
+            continue
         try:
-            d = _DEPLOYMENTS.parse(struct)
+            d = _DEMANDS.parse(struct)
+        except MemoryError:
+            raise  # the machine, not the object: left out, its demand would silently change the schedule
         except Exception:  # noqa: BLE001 - contained per object: it only states demand
             continue
-        deleting = bool(_string(struct, "metadata", "deletionTimestamp"))  # its replicas are going too
-        if names.label_value_problem(d.name) is None and not deleting and not _refused_by_itself(struct):
-            out.setdefault((d.namespace, d.name), d)
+        if d.key != (own.namespace, own.name) and names.label_value_problem(d.name) is None:
+            out.setdefault(d.key, d)
     return tuple(out[k] for k in sorted(out))
 
 
@@ -166,6 +173,8 @@ def clusters(req: fnv1.RunFunctionRequest, name: str = CLUSTERS) -> tuple[list[C
     for struct in structs(req, name):
         try:
             cluster = _CLUSTERS.parse(struct)
+        except MemoryError:
+            raise  # the machine, not the object
         except Exception as e:  # noqa: BLE001 - contained per object; named in the diagnosis
             if identity(struct)[1]:
                 problems.setdefault(identity(struct)[1], _problem(names.KIND_CLUSTER, struct, e))
@@ -198,6 +207,8 @@ def replicas(
             continue
         try:
             replica = _parse_replica(struct)
+        except MemoryError:
+            raise  # the machine, not the object
         except Exception as e:  # noqa: BLE001 - contained per object: only its cluster is affected
             cluster = _cluster_of(struct)
             if cluster:
@@ -211,39 +222,6 @@ def replicas(
 def _cluster_of(struct: struct_pb2.Struct) -> str:
     """The cluster an unreadable replica names, as the parsers would read it: label, else spec.clusterName."""
     return _string(struct, "metadata", "labels", names.LABEL_CLUSTER) or _string(struct, "spec", "clusterName") or ""
-
-
-# What a deployment's own ReplicasScheduled condition says when its reconcile did schedule: anything
-# else (InvalidSpec, ResponseTooLarge, ...) means it places nothing until its spec changes.
-_SCHEDULING = frozenset(
-    {
-        names.REASON_SCHEDULED,
-        names.REASON_SCALED_TO_ZERO,
-        names.REASON_INSUFFICIENT_CAPACITY,
-        names.REASON_NO_SUITABLE_CLUSTER,
-    }
-)
-
-
-def _refused_by_itself(struct: struct_pb2.Struct) -> bool:
-    """Whether a deployment's own last reconcile refused it (its ReplicasScheduled reason says so).
-
-    Such a deployment places nothing, so room held for it would stay empty: a tenant could block
-    everyone's placements with a deployment its own reconcile refuses (one too large to answer).
-    One not reconciled yet has no condition and counts. Tenants do not write status.
-    """
-    status = struct.fields.get("status")  # .get: bracket access would insert the key
-    conditions = status.struct_value.fields.get("conditions") if status is not None else None
-    if conditions is None or conditions.WhichOneof("kind") != "list_value":
-        return False
-    for c in conditions.list_value.values:
-        if (
-            c.WhichOneof("kind") == "struct_value"
-            and _string(c.struct_value, "type") == names.CONDITION_REPLICAS_SCHEDULED
-        ):
-            reason = _string(c.struct_value, "reason")
-            return bool(reason) and reason not in _SCHEDULING
-    return False
 
 
 def _ready(struct: struct_pb2.Struct) -> bool:

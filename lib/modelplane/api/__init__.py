@@ -3,6 +3,7 @@ into the domain values of `modelplane.model`. Invalid input raises `modelplane.e
 
 from modelplane.api.cluster import parse_cluster
 from modelplane.api.compat import IgnoredField, ignored_fields, ignored_message
+from modelplane.api.demand import demand_manifest, parse_demand
 from modelplane.api.deployment import parse_deployment
 from modelplane.api.ledger import ENGINE_FIELDS, IDENTITY_FIELDS, LEDGER_FIELDS, ledger_engines, parse_ledger_replica
 from modelplane.api.publish import MissingInferenceClassError, class_names, gpu_pools_status
@@ -16,12 +17,14 @@ __all__ = [
     "IgnoredField",
     "MissingInferenceClassError",
     "class_names",
+    "demand_manifest",
     "deployment_status",
     "gpu_pools_status",
     "ignored_fields",
     "ignored_message",
     "ledger_engines",
     "parse_cluster",
+    "parse_demand",
     "parse_deployment",
     "parse_ledger_replica",
     "parse_replica",

@@ -20,7 +20,9 @@ from modelplane.fleet.view import ClusterView
 from modelplane.model import Cluster, Deployment, ModelReplica
 from modelplane.scheduler.capacity import shares_devices
 from modelplane.scheduler.demand import Demand
+from modelplane.scheduler.engines import EngineOptions
 from modelplane.scheduler.ledger import Ledger
+from modelplane.scheduler.state import state_demand
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -65,7 +67,7 @@ def blockers(
     deployment: Deployment, clusters: Sequence[Cluster], replicas: Sequence[ModelReplica]
 ) -> tuple[Blocker, ...]:
     """Other deployments' replicas on the pools `deployment` could use where only capacity turns it away."""
-    demand = Demand(deployment, DeviceMatcher())
+    demand = Demand(state_demand(deployment, clusters, EngineOptions(deployment, DeviceMatcher())))
     pools = {(c.name, p.name): p for c in clusters for p in c.pools}
     usable = {key: pools[key] for key in demand.usable(clusters, demand.runner(Ledger(clusters)))}
     out: list[Blocker] = []

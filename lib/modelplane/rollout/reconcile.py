@@ -31,6 +31,7 @@ from modelplane.scheduler.arbitrate import yielded
 from modelplane.scheduler.retain import REASON_MAKING_ROOM, REASON_SCALED_DOWN
 from modelplane.scheduler.schedule import GONE_REASONS, Room, split_own
 from modelplane.scheduler.unreadable import Unreadable
+from modelplane.stated import StatedDemand
 
 # An old replica above spec.replicas while new-revision replicas surge in: a successor stands in for it.
 REASON_REPLACED = "replaced by new revision"
@@ -112,7 +113,7 @@ def reconcile(
     matcher: DeviceMatcher | None = None,
     unreadable: Unreadable | None = None,
     composed: Collection[str] | None = None,
-    deployments: Sequence[Deployment] | None = None,
+    demands: Sequence[StatedDemand] | None = None,
 ) -> Reconciled:
     """Schedule `deployment` and take this reconcile's share of its rollout."""
     rev = revision(deployment)
@@ -172,7 +173,7 @@ def reconcile(
         composed=composed,
         stale=frozenset(own) - current,
         new_count=new_count,
-        deployments=deployments,
+        demands=demands,
     )
     decided = step(replicas=deployment.replicas, budget=budget, frozen=frozen, fleet=fleet, placed=len(result.created))
     # Old replicas waiting to be replaced are not missing: the budget, not capacity, holds their successors;

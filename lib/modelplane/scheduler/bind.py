@@ -55,8 +55,13 @@ def bind(
     count: int,
     taken: Mapping[str, frozenset[int]],
     replicas_on: Mapping[str, int],
+    explain: bool = True,
 ) -> BindOutcome:
-    """Place up to `count` replicas; `taken` are indexes unavailable per cluster, `replicas_on` current spread."""
+    """Place up to `count` replicas; `taken` are indexes unavailable per cluster, `replicas_on` current spread.
+
+    `explain=False` keeps only each rejected cluster's first failure (play-outs of other
+    deployments' demand show no diagnosis) and no scores.
+    """
     if count <= 0:  # steady state: no round runs, so no verdict would be kept; filter nothing
         return BindOutcome(placements=(), evaluated=False)
     used = {name: set(indexes) for name, indexes in taken.items()}
@@ -76,13 +81,15 @@ def bind(
     last_statuses: Mapping[str, Status] = MappingProxyType({})
     for round_number in range(count):
         if not standings:
+            if not explain:
+                return BindOutcome(placements=tuple(placements), statuses=MappingProxyType(statuses))
             return BindOutcome(
                 placements=tuple(placements),
                 statuses=_explained(runner, by_name, statuses),
                 scores=rank(last_round),
             )
         last_round = list(standings.values())
-        if round_number == count - 1:
+        if round_number == count - 1 and explain:
             last_statuses = _explained(runner, by_name, statuses)
         chosen = by_name[heapq.heappop(heap)[-1]]
         options = ctx.assignment(chosen)
@@ -100,7 +107,7 @@ def bind(
             heapq.heappush(heap, standings[chosen.name].key())
         else:
             del standings[chosen.name]
-    return BindOutcome(placements=tuple(placements), statuses=last_statuses, scores=rank(last_round))
+    return BindOutcome(placements=tuple(placements), statuses=last_statuses, scores=rank(last_round) if explain else ())
 
 
 def _explained(

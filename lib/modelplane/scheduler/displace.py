@@ -4,9 +4,10 @@ Deployments are placed one at a time as they arrive, so an early, flexible repli
 only pool that later, pickier demand fits. Every deployment's reconcile works out the same moves
 from the same observed fleet, so concurrent reconciles agree on who moves and only the owner acts:
 
-- Demand is blocked when a deployment has fewer replicas than it asks for and none more fits
-  anywhere, everyone's observed replicas charged as they are. Blocked deployments are served in
-  (namespace, name) order.
+- Demand is what each deployment stated (modelplane.stated): another tenant's spec is never
+  evaluated. It is blocked when a deployment has fewer replicas than it asks for, could place one
+  somewhere on an empty fleet, and none more fits anywhere, everyone's observed replicas charged as
+  they are. Blocked deployments are served in (namespace, name) order.
 - A candidate is another deployment's Ready replica holding a pool the blocked deployment's
   engines match, on a cluster that would take it but for capacity; smallest holding first.
 - It moves when, with it gone, one more replica of the blocked deployment fits, and its own
@@ -21,29 +22,28 @@ Hysteresis: a move needs a blocked deployment that then fits, so every move that
 one more replica of demand that could not run; nothing moves back and forth. The owner's rollout
 budget paces the moves (modelplane.rollout: a Ready replica leaves only once its successor is
 Ready), and a replica that is not Ready is never moved. At most MAX_TRIALS candidates are tried
-per call, so a large fleet stays within the scheduler's time budget.
+and at most MAX_BLOCKED blocked deployments examined per call; finding the blocked demand that
+concerns the caller is one pass over the statements. So the work of one call has a fixed bound
+beyond a scan linear in the statements it reads, however many deployments are blocked.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from modelplane.devices import DeviceMatcher
-from modelplane.model import Cluster, Deployment, ModelReplica
+from modelplane.model import Cluster, ModelReplica
 from modelplane.scheduler.bind import Placement
-from modelplane.scheduler.demand import Demand, valid
+from modelplane.scheduler.demand import Demand
 from modelplane.scheduler.engines import cost_by_pool
 from modelplane.scheduler.filters import FilterRunner
 from modelplane.scheduler.ledger import Ledger
 from modelplane.scheduler.result import Move
+from modelplane.stated import StatedDemand, pool_kind
 
 MAX_TRIALS = 64
-
-
-def key(deployment: Deployment) -> tuple[str, str]:
-    return (deployment.namespace, deployment.name)
+MAX_BLOCKED = 16  # blocked deployments examined per call, in (namespace, name) order
 
 
 def _owner(replica: ModelReplica) -> tuple[str, str]:
@@ -53,37 +53,37 @@ def _owner(replica: ModelReplica) -> tuple[str, str]:
 def find_moves(
     clusters: Sequence[Cluster],
     replicas: Sequence[ModelReplica],
-    deployments: Sequence[Deployment],
+    demands: Sequence[StatedDemand],
     *,
-    matcher: DeviceMatcher,
     caller: tuple[str, str] | None = None,
 ) -> tuple[Move, ...]:
     """The moves the fleet should make now, the same whichever deployment asks.
 
-    `clusters` sorted by name, `replicas` every observed replica of the fleet, `deployments`
-    every deployment the caller can read (a replica whose deployment is not among them never
+    `clusters` sorted by name, `replicas` every observed replica of the fleet, `demands` every
+    deployment's statement the caller can read (a replica whose deployment stated nothing never
     moves: nobody could place its successor). `caller`, the (namespace, name) asking, skips
     blocked demand that none of its Ready replicas could make room for and that is not its own:
     the moves that concern it stay the same, at a fraction of the work on a large fleet.
     """
     live = [r for r in replicas if not r.deleting]
     count = Counter(_owner(r) for r in live)
-    blocked = sorted((d for d in deployments if d.replicas > count[key(d)]), key=key)
+    blocked = sorted((d for d in demands if d.placeable() and d.replicas > count[d.key]), key=lambda d: d.key)
     if not blocked:
         return ()
-    fleet = _Fleet(clusters, replicas, deployments, matcher)
+    if caller is not None:
+        held = _held_kinds(clusters, [r for r in live if r.ready and _owner(r) == caller])
+        blocked = [d for d in blocked if d.key == caller or _touches(d, held)]
+    if not blocked:
+        return ()
+    fleet = _Fleet(clusters, replicas, demands)
     moves: list[Move] = []
     budget = MAX_TRIALS
-    mine = [r for r in live if r.ready and _owner(r) == caller]
-    for demand in blocked:
-        if caller is not None and key(demand) != caller and not fleet.touches(demand, mine):
-            continue
-        if not valid(demand, clusters, matcher):
-            continue
-        runner = fleet.trial(demand).runner(fleet.ledger)
+    for demand in blocked[:MAX_BLOCKED]:
+        trial = fleet.trial(demand)
+        runner = trial.runner(fleet.ledger)
         if any(runner.status(c).fits for c in clusters):
             continue  # not blocked: it places itself on its next reconcile
-        missing = demand.replicas - count[key(demand)]
+        missing = demand.replicas - count[demand.key]
         while missing > 0 and budget > 0:
             made, used = fleet.make_room(demand, fleet.candidates(demand, runner), budget)
             budget -= used
@@ -94,61 +94,64 @@ def find_moves(
     return tuple(moves)
 
 
+def _held_kinds(clusters: Sequence[Cluster], replicas: Sequence[ModelReplica]) -> dict[str, frozenset[str]]:
+    """Per cluster, the kinds of the pools `replicas` hold nodes of."""
+    by_name = {c.name: c for c in clusters}
+    held: dict[str, set[str]] = {}
+    for r in replicas:
+        cluster = by_name.get(r.cluster)
+        if cluster is None:
+            continue
+        pools = {p.name: p for p in cluster.pools}
+        for pool, nodes in r.node_cost_by_pool().items():
+            if nodes and pool in pools:
+                held.setdefault(r.cluster, set()).add(pool_kind(pools[pool]))
+    return {c: frozenset(kinds) for c, kinds in held.items()}
+
+
+def _touches(demand: StatedDemand, held: Mapping[str, frozenset[str]]) -> bool:
+    """Whether `demand` could use a pool of one of the kinds held on one of the clusters held."""
+    kinds = {o.kind for e in demand.engines for o in e.options}
+    return any(demand.may_use(c) and not kinds.isdisjoint(k) for c, k in held.items())
+
+
 class _Fleet:
     """The trial fleet: everyone's observed replicas charged, moves applied as they are found."""
 
     def __init__(
-        self,
-        clusters: Sequence[Cluster],
-        replicas: Sequence[ModelReplica],
-        deployments: Sequence[Deployment],
-        matcher: DeviceMatcher,
+        self, clusters: Sequence[Cluster], replicas: Sequence[ModelReplica], demands: Sequence[StatedDemand]
     ) -> None:
         self.clusters = clusters
         self.by_cluster = {c.name: c for c in clusters}
         self.live = [r for r in replicas if not r.deleting]
-        self.by_key = {key(d): d for d in deployments}
+        self.by_key = {d.key: d for d in demands}
         self.ledger = Ledger(clusters)
         for r in replicas:
             self.ledger.charge_replica(r)
         self.moving: set[str] = set()
         self.successors: Counter[tuple[str, str]] = Counter()  # placed on the trial fleet, per deployment
-        self._matcher = matcher
         self._trials: dict[tuple[str, str], Demand] = {}
 
-    def trial(self, deployment: Deployment) -> Demand:
-        return self._trials.setdefault(key(deployment), Demand(deployment, self._matcher))
+    def trial(self, demand: StatedDemand) -> Demand:
+        return self._trials.setdefault(demand.key, Demand(demand))
 
-    def touches(self, demand: Deployment, replicas: Sequence[ModelReplica]) -> bool:
-        """Whether any of `replicas` holds a pool `demand`'s engines match, on a cluster that would take it."""
-        if not replicas:
-            return False
-        trial = self.trial(demand)
-        runner = trial.runner(self.ledger)
-        for r in replicas:
-            cluster = self.by_cluster.get(r.cluster)
-            if cluster is None or not runner.eligible(cluster):
-                continue
-            pools = trial.engines.matching_pools(cluster)
-            if any(n and p in pools for p, n in r.node_cost_by_pool().items()):
-                return True
-        return False
-
-    def candidates(self, demand: Deployment, runner: FilterRunner) -> list[ModelReplica]:
-        """Ready replicas of other readable deployments on pools `demand` could use, smallest first."""
+    def candidates(self, demand: StatedDemand, runner: FilterRunner) -> list[ModelReplica]:
+        """Ready replicas of other movable deployments on pools `demand` could use, smallest first."""
         usable = self.trial(demand).usable(self.clusters, runner)
         return sorted(
             (
                 r
                 for r in self.live
-                if r.ready and _owner(r) != key(demand) and r.name not in self.moving
+                if r.ready and _owner(r) != demand.key and r.name not in self.moving
                 if _owner(r) in self.by_key and self.by_key[_owner(r)].movable
                 if any((r.cluster, p) in usable for p, n in r.node_cost_by_pool().items() if n)
             ),
             key=lambda r: (sum(r.node_cost_by_pool().values()), r.namespace, r.deployment, r.cluster, r.index),
         )
 
-    def make_room(self, demand: Deployment, candidates: Sequence[ModelReplica], budget: int) -> tuple[list[Move], int]:
+    def make_room(
+        self, demand: StatedDemand, candidates: Sequence[ModelReplica], budget: int
+    ) -> tuple[list[Move], int]:
         """The moves that let one more replica of `demand` fit, applied to the trial fleet; and the tries spent.
 
         Clusters are tried in the order of their first candidate; on each, candidates leave one at a
@@ -196,8 +199,6 @@ class _Fleet:
     def _vacate(self, replica: ModelReplica) -> _Step | None:
         """Place `replica`'s successor (when its deployment would otherwise run short), then free its nodes."""
         owner = self.by_key[_owner(replica)]
-        if not valid(owner, self.clusters, self._matcher):
-            return None
         staying = [r for r in self.live if _owner(r) == _owner(replica) and r.name not in self.moving]
         successor: Placement | None = None
         if len(staying) + self.successors[_owner(replica)] <= owner.replicas:
@@ -220,10 +221,10 @@ class _Fleet:
             self.successors[_owner(replica)] -= 1
 
     @staticmethod
-    def _commit(step: _Step, demand: Deployment) -> Move:
+    def _commit(step: _Step, demand: StatedDemand) -> Move:
         replica = step.replica
         pools = tuple(sorted(p for p, n in replica.node_cost_by_pool().items() if n))
-        return Move(replica=replica, demand=f"{demand.namespace}/{demand.name}", cluster=replica.cluster, pools=pools)
+        return Move(replica=replica, demand=demand.subject, cluster=replica.cluster, pools=pools)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TypeAlias
+from typing import Protocol, TypeAlias
 
 from modelplane.devices import DeviceMatcher
 from modelplane.devices.quantity import QuantityError, parse_quantity
@@ -48,6 +48,16 @@ class EngineOption:
 
 # Per engine in spec order: the pools that can host it, sorted by pool name.
 ClusterOptions: TypeAlias = tuple[tuple[EngineOption, ...], ...]
+
+
+class EngineSource(Protocol):
+    """Where filters, scores and bind read a deployment's engine options: matched from its spec
+    (EngineOptions) or read from its statement (demand.StatedOptions)."""
+
+    def of(self, cluster: Cluster) -> ClusterOptions: ...
+    def unmatched(self, cluster: Cluster, engine_index: int) -> str: ...
+    def on_pool(self, cluster: Cluster, engine_index: int, pool: str) -> EngineOption | None: ...
+    def matching_pools(self, cluster: Cluster) -> frozenset[str]: ...
 
 
 def engine_option(matcher: DeviceMatcher, engine: Engine, pool: NodePool) -> EngineOption | None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from modelplane.model import Cluster, Deployment, TaintEffect
 from modelplane.scheduler import kai
-from modelplane.scheduler.engines import EngineOption, EngineOptions
+from modelplane.scheduler.engines import EngineOption, EngineSource
 from modelplane.scheduler.fit import assign, shortfall
 from modelplane.scheduler.ledger import Ledger
 from modelplane.scheduler.packing import Packing, Penalty
@@ -53,7 +53,7 @@ class Context:
     def __init__(
         self,
         deployment: Deployment,
-        engines: EngineOptions,
+        engines: EngineSource,
         ledger: Ledger,
         *,
         unreadable_replicas: Mapping[str, str] | None = None,
@@ -203,14 +203,17 @@ FILTERS: tuple[Filter, ...] = (
 class FilterRunner:
     """Runs FILTERS per cluster, caching the ledger-independent prefix for the whole call."""
 
-    def __init__(self, ctx: Context, filters: tuple[Filter, ...] = FILTERS) -> None:
+    def __init__(
+        self, ctx: Context, filters: tuple[Filter, ...] = FILTERS, *, static: dict[str, Status] | None = None
+    ) -> None:
+        """`static`, shared by runners of one deployment over several ledgers, holds the ledger-independent verdicts."""
         self._ctx = ctx
         self._static = tuple(f for f in filters if not f.uses_ledger)
         self._dynamic = tuple(f for f in filters if f.uses_ledger)
         if filters != self._static + self._dynamic:
             msg = "ledger-dependent filters must come after every ledger-independent one"
             raise ValueError(msg)
-        self._static_status: dict[str, Status] = {}
+        self._static_status: dict[str, Status] = static if static is not None else {}
 
     def status(self, cluster: Cluster) -> Status:
         """The cluster's first failing filter, or FIT."""

@@ -34,6 +34,11 @@ class Ledger:
         other._version = dict(self._version)
         return other
 
+    def adopt(self, other: Ledger) -> None:
+        """Take `other`'s state (a copy of this ledger charged further); every version moves on."""
+        self._pools = other._pools
+        self._version = {c: max(self._version.get(c, 0), v) + 1 for c, v in other._version.items()}
+
     def free(self, cluster: str) -> Mapping[str, int]:
         """Free whole nodes per pool of `cluster` (empty for an unknown cluster)."""
         return MappingProxyType({name: cap.free_nodes() for name, cap in self._pools.get(cluster, {}).items()})

@@ -26,7 +26,7 @@ from fractions import Fraction
 
 from modelplane.model import Cluster
 from modelplane.scheduler.capacity import DeviceCapacity, PoolCapacity
-from modelplane.scheduler.engines import EngineOption, EngineOptions
+from modelplane.scheduler.engines import EngineOption, EngineSource
 
 IDLE = 1  # per idle device
 LARGER = 4  # per claimed device, per capacity rank above the smallest adequate device
@@ -55,13 +55,19 @@ class Penalty:
 class Packing:
     """Penalties of one deployment's engine options for one schedule() call (memoised per pool content)."""
 
-    def __init__(self, engines: EngineOptions) -> None:
+    def __init__(self, engines: EngineSource) -> None:
         self._engines = engines
         self._sizes: dict[int, tuple[Fraction, ...]] = {}
+        self._ranked: tuple[str, ...] | None = None
         self._memo: dict[tuple[int, int], tuple[EngineOption, Penalty]] = {}
 
     def rank_sizes(self, clusters: Iterable[Cluster]) -> None:
         """Rank each engine's device sizes over the pools that can host it on `clusters` (fixed for the call)."""
+        clusters = list(clusters)
+        ranked = tuple(c.name for c in clusters)
+        if ranked == self._ranked:  # the same clusters as the last bind: the same ranking
+            return
+        self._ranked = ranked
         sizes: dict[int, set[Fraction]] = {}
         for cluster in clusters:
             for index, options in enumerate(self._engines.of(cluster)):

@@ -6,19 +6,22 @@ pickier ones need later: on a fleet short of GPUs the greedy serves about three 
 an exact optimum serves, while placing the largest replicas first serves about 0.95 of it
 (tests/benchmarks/quality.py). So every reconcile plays that order out over the demand it can
 read: before placing its own replicas, a deployment reserves, on the scheduler's ledger, the
-replicas every deployment ranked ahead of it still lacks, placed by the same filters, scores and
-bind as if that deployment were reconciling. Ranked ahead means more GPUs per replica, ties to
+replicas every deployment ranked ahead of it still lacks, placed by the same scores and bind as
+if that deployment were reconciling, over the pools that deployment stated it can use (demand.py;
+another tenant's spec is never evaluated here). Ranked ahead means more GPUs per replica, ties to
 the (namespace, name) that sorts first; every deployment ranks the same way, so the reconciles
 agree whatever their order.
 
 Room is held only where this deployment's own placements would cost a larger deployment a
 replica: when they leave every larger one as many replicas as it can place without them, nothing
 is held. Reservations only hold back new placements: a running replica is never removed for one.
-Demand that fits nowhere reserves nothing. Nothing is played out when no larger deployment lacks
-replicas (the steady state) or none of them matches a pool this one would take; otherwise the
+Demand that fits nowhere (a statement with an engine that has no pool) is not a rival at all, and
+only replicas actually held count against the budget, so unplaceable demand cannot switch held
+room off for anyone ranked behind it. Nothing is played out when no larger deployment lacks
+replicas (the steady state) or none of them can use a pool this one would take; otherwise the
 MAX_RIVALS largest are played out in full (through each other, one that never touches these
-pools still matters), holding at most MAX_RESERVED replicas, so a large fleet stays within the
-scheduler's time budget.
+pools still matters), holding at most MAX_RESERVED replicas, so the work per call has a fixed
+bound and is otherwise linear in the statements read.
 """
 
 from __future__ import annotations
@@ -26,56 +29,63 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
-from modelplane.devices import DeviceMatcher
-from modelplane.errors import SpecError
-from modelplane.model import Cluster, Deployment, ModelReplica
+from modelplane.model import Cluster, ModelReplica
 from modelplane.scheduler.bind import BindOutcome
-from modelplane.scheduler.demand import Demand, devices_claimed, valid
+from modelplane.scheduler.demand import Demand
 from modelplane.scheduler.ledger import Ledger
 from modelplane.scheduler.result import Reservation
+from modelplane.stated import StatedDemand
 
 MAX_RESERVED = 64
 MAX_RIVALS = 24  # larger deployments played out per call, most GPUs per replica first
 
 
-def rank(deployment: Deployment) -> tuple[int, str, str]:
+def rank(demand: StatedDemand) -> tuple[int, str, str]:
     """The order the fleet serves demand in: most GPUs per replica first, then by name."""
-    return (-devices_claimed(deployment.engines), deployment.namespace, deployment.name)
+    return (-demand.devices, demand.namespace, demand.name)
+
+
+def lacking(demands: Sequence[StatedDemand], replicas: Sequence[ModelReplica]) -> dict[tuple[str, str], int]:
+    """Replicas each placeable statement still lacks, given the replicas the fleet observes."""
+    count = Counter((r.namespace, r.deployment) for r in replicas if not r.deleting)
+    return {d.key: d.replicas - count[d.key] for d in demands if d.placeable() and d.replicas > count[d.key]}
 
 
 def hold_room(
-    deployment: Deployment,
+    me: StatedDemand,
     clusters: Sequence[Cluster],
     replicas: Sequence[ModelReplica],
-    deployments: Sequence[Deployment],
+    demands: Sequence[StatedDemand],
     *,
     ledger: Ledger,
     place: Callable[[Ledger], BindOutcome],
-    matcher: DeviceMatcher,
 ) -> tuple[Reservation, ...]:
     """Charge to `ledger` the room larger deployments' missing replicas need, where `place` would take it.
 
-    `place` binds this deployment's own replicas on a ledger; it is tried on a copy, so `ledger`
-    changes only when room is held.
+    `me` is this deployment's own statement (its rank); `place` binds its own replicas on a ledger;
+    it is tried on a copy, so `ledger` changes only when room is held.
     """
-    count = Counter((r.namespace, r.deployment) for r in replicas if not r.deleting)
-    mine = rank(deployment)
-    ahead = [d for d in deployments if rank(d) < mine and d.replicas > count[(d.namespace, d.name)]]
+    missing = lacking(demands, replicas)
+    mine = rank(me)
+    ahead = sorted((d for d in demands if d.key in missing and d.key != me.key and rank(d) < mine), key=rank)
     if not ahead:
         return ()
     trial = ledger.copy()
     taken = {(p.cluster.name, o.pool) for p in place(trial).placements for o in p.options}
-    rivals = [Demand(d, matcher) for d in sorted(ahead, key=rank)[:MAX_RIVALS]]
+    rivals = [Demand(d) for d in ahead[:MAX_RIVALS]]
     by_name = {c.name: c for c in clusters}
-    if not any(_matches_any(rival, taken, by_name) for rival in rivals):
+    if not any(rival.uses(by_name[c], p) for rival in rivals for c, p in sorted(taken) if c in by_name):
         return ()
 
     def held(on: Ledger) -> tuple[Reservation, ...]:
-        return _play_out(rivals, on, clusters=clusters, replicas=replicas, count=count, matcher=matcher)
+        return _play_out(rivals, on, clusters=clusters, replicas=replicas, missing=missing)
 
-    if held(trial) == held(ledger.copy()):
+    without = ledger.copy()
+    reserved = held(without)
+    if held(trial) == reserved:
         return ()
-    return held(ledger)
+    ledger.adopt(without)
+    return reserved
 
 
 def _play_out(
@@ -84,36 +94,18 @@ def _play_out(
     *,
     clusters: Sequence[Cluster],
     replicas: Sequence[ModelReplica],
-    count: Mapping[tuple[str, str], int],
-    matcher: DeviceMatcher,
+    missing: Mapping[tuple[str, str], int],
 ) -> tuple[Reservation, ...]:
     """Charge to `ledger` the missing replicas of `rivals`, in order, as their own reconciles would place them."""
     left = MAX_RESERVED
     out: list[Reservation] = []
     for rival in rivals:
-        d = rival.deployment
+        d = rival.stated
         if left <= 0:
             break
-        if not valid(d, clusters, matcher):
-            continue  # its own reconcile reports the bad spec; it places nothing, so it reserves nothing
-        missing = min(d.replicas - count[(d.namespace, d.name)], left)
-        spread = Counter(r.cluster for r in replicas if (r.namespace, r.deployment) == (d.namespace, d.name))
-        placed = rival.place(ledger, clusters, spread, count=missing)
-        left -= missing
+        spread = Counter(r.cluster for r in replicas if (r.namespace, r.deployment) == d.key)
+        placed = rival.place(ledger, clusters, spread, count=min(missing[d.key], left))
+        left -= len(placed.placements)  # only what is held counts: demand that fits nowhere spends nothing
         if placed.placements:
-            out.append(Reservation(deployment=f"{d.namespace}/{d.name}", replicas=len(placed.placements)))
+            out.append(Reservation(deployment=d.subject, replicas=len(placed.placements)))
     return tuple(out)
-
-
-def _matches_any(rival: Demand, pools: set[tuple[str, str]], clusters: Mapping[str, Cluster]) -> bool:
-    """Whether some engine of the rival matches one of `pools` (cluster, pool)."""
-    if not pools:
-        return False
-    try:
-        return any(
-            pool in rival.engines.matching_pools(clusters[cluster])
-            for cluster, pool in sorted(pools)
-            if cluster in clusters
-        )
-    except SpecError:
-        return False  # its own reconcile reports the bad selector; it places nothing, so it holds nothing

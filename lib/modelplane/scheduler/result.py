@@ -17,6 +17,7 @@ from types import MappingProxyType
 
 from modelplane import names
 from modelplane.model import ModelReplica
+from modelplane.stated import StatedDemand
 
 NODE_CAPACITY = "NodeCapacity"  # the name of the one filter a freed node can satisfy
 
@@ -159,3 +160,4 @@ class ScheduleResult:
     held: frozenset[str] = frozenset()  # names of replicas kept as observed on clusters that cannot be read
     # the fleet's moves (displace.py) this deployment makes, or waits for to place its own replicas
     moves: tuple[Move, ...] = ()
+    statement: StatedDemand | None = None  # this deployment's demand as others may read it (stated.py)

@@ -45,8 +45,10 @@ from modelplane.scheduler.retain import (
 )
 from modelplane.scheduler.scale_down import scale_down
 from modelplane.scheduler.selectors import admits_namespace
+from modelplane.scheduler.state import state_demand
 from modelplane.scheduler.unplaceable import check_placeable
 from modelplane.scheduler.unreadable import Unreadable
+from modelplane.stated import StatedDemand
 
 
 def schedule(
@@ -59,7 +61,7 @@ def schedule(
     composed: Collection[str] | None = None,
     stale: Collection[str] = (),
     new_count: NewCount | None = None,
-    deployments: Sequence[Deployment] | None = None,
+    demands: Sequence[StatedDemand] | None = None,
 ) -> ScheduleResult:
     """Place `deployment`'s replicas on `clusters`, given every observed replica of the fleet.
 
@@ -78,10 +80,13 @@ def schedule(
     until a successor is Ready), unless their cluster is gone or refuses them; a kept replica is
     charged at the larger of its observed and its new cost, since it may keep rendering the former.
 
-    `deployments`, every deployment the caller can read, lets the fleet correct early placements
-    (displace.py): a Ready replica of this deployment that holds the only room of another's unplaced
-    demand leaves, make-before-break, once a successor elsewhere is Ready. Not while a rollout of
-    this deployment is under way (`stale`), nor while one of its replicas already has to leave.
+    `demands`, the statements of the other deployments the caller can read (modelplane.stated;
+    this deployment's own, if among them, is replaced by the one worked out here), lets the fleet
+    hold room for larger demand (reserve.py) and correct early placements (displace.py): a Ready
+    replica of this deployment that holds the only room of another's unplaced demand leaves,
+    make-before-break, once a successor elsewhere is Ready. Not while a rollout of this deployment
+    is under way (`stale`), nor while one of its replicas already has to leave. The result carries
+    this deployment's own statement, for the others.
     """
     matcher = matcher if matcher is not None else DeviceMatcher()
     unreadable = unreadable if unreadable is not None else Unreadable()
@@ -95,6 +100,11 @@ def schedule(
     for r in charged:
         ledger.charge_replica(r)
     engines = EngineOptions(deployment, matcher)
+    stated = state_demand(deployment, fleet, engines)
+    me_key = (deployment.namespace, deployment.name)
+    fleet_demand = (
+        None if demands is None else sorted([*(d for d in demands if d.key != me_key), stated], key=lambda d: d.key)
+    )
 
     # Retain: spec checks per observed replica (one replica per identity).
     removed: list[RemovedReplica] = []
@@ -118,8 +128,7 @@ def schedule(
         elif cluster is not None:
             kept.append(Kept(observed=r, cluster=cluster, options=verdict))
     check_placeable(deployment, fleet, lost_pool, engines, matcher)
-    me_key = (deployment.namespace, deployment.name)
-    moves = find_moves(fleet, observed, deployments, matcher=matcher, caller=me_key) if deployments else ()
+    moves = find_moves(fleet, observed, fleet_demand, caller=me_key) if fleet_demand else ()
     # One change at a time: not while a rollout is under way or a replica already has to leave.
     acting = not stale and not removed
     making_room = {k.observed.name for k in kept if acting and any(m.replica.name == k.observed.name for m in moves)}
@@ -188,8 +197,8 @@ def schedule(
         )
 
     reserved = (
-        hold_room(deployment, fleet, observed, deployments, ledger=ledger, place=place, matcher=matcher)
-        if deployments and count > 0
+        hold_room(stated, fleet, observed, fleet_demand, ledger=ledger, place=place)
+        if fleet_demand and count > 0
         else ()
     )
     outcome = place(ledger)
@@ -221,6 +230,7 @@ def schedule(
         ),
         held=frozenset(k.observed.name for k in kept if k.held),
         moves=moves,
+        statement=stated,
     )
 
 

@@ -18,6 +18,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import names
 
 from modelplane_function.cli.render import load, output, pipeline, yamlio
+from modelplane_function.cli.render.demands import with_stated_demand
 from modelplane_function.cli.render.errors import RenderFailure
 from modelplane_function.cli.render.explain import explain as explain_placement
 from modelplane_function.cli.render.ready import assumed, assumed_doc, unready_note
@@ -95,7 +96,8 @@ async def _render(
             # The child's own render: show its status on its document, append what it composes.
             child = await _render(call, obj, inputs, top=False, recurse=recurse)
             docs.append(output.merge(obj, {"status": child[0].get("status"), "spec": child[0].get("spec")}))
-            children.append(child[0])
+            if obj.get("kind") == names.KIND_REPLICA:
+                children.append(child[0])
             tail += child[1:]
         else:
             docs.append(obj)
@@ -228,11 +230,12 @@ def render_files(
     with yamlio.collector_paused():  # a short-lived process over a fleet: see yamlio
         fleet = [(file, assumed_doc(doc) if assume_ready else doc) for file, doc in load.required_by_file(required)]
         seen = load.documents(observed)
+        stated = with_stated_demand([doc for _, doc in fleet])
         if notes is not None and not assume_ready:
             notes.extend(unready_note(seen))
         docs = render_documents(
             load.single(xr_file),
-            required=[doc for _, doc in fleet],
+            required=stated.docs,
             observed=[assumed(obj) for obj in seen] if assume_ready else seen,
             compositions=load.compositions(apis or load.default_apis()),
             recurse=recurse,
@@ -242,6 +245,7 @@ def render_files(
             usage=usage,
         )
     if notes is not None:
+        stated.record(usage)
         notes[:0] = unused_notes(fleet, usage)
     return docs
 
