@@ -58,10 +58,11 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	bash scripts/checks.sh unit
 
-# Scaling table against the design targets, placement quality against exact optima, then
-# concurrent load and memory over 10,000 calls.
+# Scaling table against the design targets, what other tenants' demand costs a call, placement
+# quality against exact optima, then concurrent load and memory over 10,000 calls.
 bench: $(STAMP)
 	$(BIN)/python -m tests.benchmarks.bench
+	$(BIN)/python -m tests.benchmarks.blocked
 	$(BIN)/python -m tests.benchmarks.quality
 	$(BIN)/python -m tests.benchmarks.quality --packing Devices
 	$(BIN)/python -m tests.benchmarks.load --clients 8 --requests 2000 --soak 10000
