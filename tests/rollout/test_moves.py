@@ -228,3 +228,21 @@ def test_moves_stay_within_the_movers_budget(case: Budgeted) -> None:
             f"{sum(not r.ready for r in on)} starting, {moving} said to move"
         )
     assert tuple(rounds) == case.want
+
+
+@pytest.mark.parametrize(
+    ("strategy", "movable"),
+    [
+        (RolloutStrategy(max_surge=1, max_unavailable=1), True),
+        (RolloutStrategy(max_surge="25%", max_unavailable=0), True),
+        (RolloutStrategy(max_surge=0, max_unavailable=1), False),
+    ],
+    ids=["maxSurge 1", "maxSurge 25% of 4", "maxSurge 0"],
+)
+def test_a_deployment_without_surge_states_itself_not_movable(strategy: RolloutStrategy, movable: bool) -> None:
+    """Blocked demand must not wait on a move its holder's budget never allows."""
+    mover = replace(MOVER, rollout=strategy)
+    fleet = [observed(mover, cluster="a", index=i, pools="h100") for i in range(mover.replicas)]
+    done = reconcile(mover, ROOMY, fleet, observed=Observed(), now=NOW, demands=())
+    assert done.schedule.statement is not None
+    assert done.schedule.statement.movable is movable

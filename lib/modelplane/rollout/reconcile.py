@@ -186,6 +186,10 @@ def reconcile(
     placed = min(deployment.replicas, len(result.replicas) + replacing)
     placed = min(deployment.replicas, max(placed, result.diagnosis.placed))  # surge is not over-placement
     result = replace(result, diagnosis=replace(result.diagnosis, placed=placed))
+    if budget.surge == 0 and result.statement is not None:
+        # Without surge a replica never moves (a successor must be placed first): stating it movable
+        # would let blocked demand wait on a move that never comes.
+        result = replace(result, statement=replace(result.statement, movable=False))
     desired, as_observed = _desired(result, own, current, decided, rev)
     stays = _uncovered(fleet, decided.remove, surplus=len(desired) - deployment.replicas)
     result = replace(result, moves=tuple(m for m in result.moves if m.replica.name not in stays))
