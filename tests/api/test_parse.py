@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,11 @@ def pod(*, args: tuple[str, ...] = (), command: tuple[str, ...] = ()) -> dict[st
     if args:
         container["args"] = list(args)
     return {"spec": {"containers": [container]}}
+
+
+def pod_with(resources: dict[str, Any]) -> dict[str, Any]:
+    """A pod template whose engine container carries `resources`."""
+    return {"spec": {"containers": [{"name": "engine", "image": IMAGE, "resources": resources}]}}
 
 
 GPU = {"devices": [{"name": "gpu", "selectors": [{"cel": "true"}]}]}
@@ -449,6 +454,18 @@ def test_parse_replica_inverts_replica_manifest(case: RoundTrip) -> None:
     assert parse_replica(replica_manifest(case.replica)) == case.replica
 
 
+def test_a_replica_an_older_version_composed_with_a_device_plugin_gpu_is_still_read() -> None:
+    """Its deployment reads it to replace it; the XRD and parse_deployment refuse new ones (not emitted here)."""
+    legacy = replica(
+        engines=(
+            m.PlacedEngine(
+                name="main", members=(replace(placed(), template=pod_with({"limits": {"nvidia.com/gpu": "8"}})),)
+            ),
+        )
+    )
+    assert parse_replica(replica_manifest(legacy)) == legacy
+
+
 def test_replica_manifest_writes_identity_labels_and_only_owned_spec() -> None:
     got = replica_manifest(replica(labels={"tier": "prod"}, model=m.ModelRef(uri="hf://x/y")))
     assert got == {
@@ -773,6 +790,47 @@ ERROR_CASES = [
         ".secretKeyReff: unknown field (did you mean 'secretKeyRef'?)",
     ),
     ErrorCase(
+        "a device-plugin GPU beside the DRA claim, which placement would not count",
+        parse_deployment,
+        md(
+            engines=[
+                {
+                    "name": "e",
+                    "members": [
+                        {"nodeSelector": GPU, "template": pod_with({"limits": {"memory": "8Gi", "nvidia.com/gpu": 8}})}
+                    ],
+                }
+            ]
+        ),
+        "spec.template.spec.engines[0].members[0].template.spec.containers[0].resources.limits: extended resources "
+        "are not allowed: nvidia.com/gpu (only cpu, memory, ephemeral-storage and hugepages-*); ask for GPUs and "
+        "other devices in the member's nodeSelector.devices, which placement counts, so a device plugin cannot take "
+        "a node's devices promised to other replicas",
+    ),
+    ErrorCase(
+        "any extended resource a gang worker requests, not only GPUs, named in order",
+        parse_deployment,
+        md(
+            engines=[
+                {
+                    "name": "g",
+                    "members": [
+                        {"role": "Leader", "template": pod()},
+                        {
+                            "role": "Worker",
+                            "nodeSelector": GPU,
+                            "template": pod_with({"requests": {"rdma/ib": 1, "amd.com/gpu": 1, "cpu": "4"}}),
+                        },
+                    ],
+                }
+            ]
+        ),
+        "spec.template.spec.engines[0].members[1].template.spec.containers[0].resources.requests: extended resources "
+        "are not allowed: amd.com/gpu, rdma/ib (only cpu, memory, ephemeral-storage and hugepages-*); ask for GPUs "
+        "and other devices in the member's nodeSelector.devices, which placement counts, so a device plugin cannot "
+        "take a node's devices promised to other replicas",
+    ),
+    ErrorCase(
         "a misspelt cluster field names the declared one",
         parse_cluster,
         {"metadata": {"name": "c"}, "spec": {"nodepools": []}},
@@ -898,6 +956,17 @@ def test_spec_errors_name_the_field(case: ErrorCase) -> None:
     with pytest.raises(SpecError) as err:
         case.parse(case.obj)
     assert str(err.value) == case.want
+
+
+def test_a_deployment_keeps_the_native_resources_of_its_engine_container() -> None:
+    resources = {
+        "limits": {"cpu": "8", "memory": "64Gi", "ephemeral-storage": "100Gi", "hugepages-2Mi": "1Gi"},
+        "requests": {"cpu": "4", "memory": "64Gi", "hugepages-1Gi": "2Gi"},
+    }
+    d = parse_deployment(
+        md(engines=[{"name": "e", "members": [{"nodeSelector": GPU, "template": pod_with(resources)}]}])
+    )
+    assert d.engines[0].members[0].template == pod_with(resources)
 
 
 def test_every_invalid_sample_is_rejected_by_the_parsers_too() -> None:

@@ -211,6 +211,11 @@ CASES = [
         "valueFrom needs exactly one of secretKeyRef, configMapKeyRef, fieldRef",
     ),
     Case(
+        "an engine may not ask a device plugin for GPUs, which placement would not count",
+        "md-device-plugin-gpu-limit",
+        "containers[0].resources.limits: CEL validation failed: extended resources (nvidia.com/gpu and any other name",
+    ),
+    Case(
         "the pod template is curated",
         "md-pod-spec-field-outside-curated-shape",
         "template.spec.hostNetwork: unknown field",

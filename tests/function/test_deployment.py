@@ -4,6 +4,7 @@ Each case compares the whole response. Failure cases start from an existing repl
 it is kept (re-emitted minimally, still ready) while the condition says what is wrong.
 """
 
+import copy
 from typing import Any
 
 import pytest
@@ -63,6 +64,21 @@ PREVIOUS_STATUS = {"placement": [placement_entry("a")], "replicas": {"total": 1,
 BAD_SPEC = deployment(status=PREVIOUS_STATUS)
 BAD_SPEC["spec"]["template"]["spec"]["engines"][0]["copies"] = 0  # copies is 1..64
 BAD_SELECTOR = deployment(cel=BAD_CEL, status=PREVIOUS_STATUS)
+DEVICE_PLUGIN_GPU = {"limits": {"nvidia.com/gpu": 1}}  # placement counts only the member's DRA claim
+BAD_RESOURCES = deployment(status=PREVIOUS_STATUS)
+BAD_RESOURCES["spec"]["template"]["spec"]["engines"][0]["members"][0]["template"]["spec"]["containers"][0][
+    "resources"
+] = DEVICE_PLUGIN_GPU
+
+
+def with_device_plugin_gpu(obj: dict[str, Any]) -> dict[str, Any]:
+    """A replica as an older version composed it from a spec with a device-plugin GPU."""
+    out = copy.deepcopy(obj)
+    out["spec"]["engines"][0]["members"][0]["template"]["spec"]["containers"][0]["resources"] = DEVICE_PLUGIN_GPU
+    return out
+
+
+LEGACY = with_device_plugin_gpu(observed_replica("a"))
 
 CASES = [
     Case(
@@ -369,6 +385,37 @@ CASES = [
                 ready(1, 1),
             ],
             results=[result("WARNING", "InvalidSpec", spec_error(BAD_SPEC, [cluster("b")]))],
+            requirements=MD_REQUIREMENTS,
+        ),
+    ),
+    Case(
+        name="a device-plugin GPU beside the DRA claim keeps the existing replicas and reports InvalidSpec",
+        req=request(
+            BAD_RESOURCES, observed={"replica-a-0": observed_replica("a")}, required=resolved(clusters=[cluster("b")])
+        ),
+        want=response(
+            status=PREVIOUS_STATUS,
+            resources=KEPT,
+            conditions=[
+                condition("ReplicasScheduled", "False", "InvalidSpec", spec_error(BAD_RESOURCES, [cluster("b")])),
+                ready(1, 1),
+            ],
+            results=[result("WARNING", "InvalidSpec", spec_error(BAD_RESOURCES, [cluster("b")]))],
+            requirements=MD_REQUIREMENTS,
+        ),
+    ),
+    Case(
+        name="a replica composed with a device-plugin GPU before it was refused is read, and re-emitted without it",
+        req=request(
+            deployment(),
+            observed={"replica-a-0": LEGACY},
+            required=resolved(clusters=[cluster("a"), cluster("b")], replicas=[LEGACY]),
+        ),
+        want=response(
+            rollout=Rollout(desired=1),
+            status={"replicas": {"total": 1, "ready": 1}, "placement": [placement_entry("a")]},
+            resources=KEPT,
+            conditions=[scheduled(1, 1), ready(1, 1)],
             requirements=MD_REQUIREMENTS,
         ),
     ),

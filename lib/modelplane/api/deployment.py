@@ -26,7 +26,7 @@ from modelplane.api.common import (
 )
 from modelplane.api.kai import Scheduling
 from modelplane.api.model_ref import derive_model
-from modelplane.api.pod import PodTemplate, reject_reserved
+from modelplane.api.pod import NO_EXTENDED_RESOURCES, PodTemplate, reject_reserved
 from modelplane.errors import SpecError
 
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
@@ -230,7 +230,7 @@ class DeploymentSpec(Wire):
 def parse_deployment(obj: Mapping[str, Any], *, namespace_labels: Mapping[str, str] | None = None) -> m.Deployment:
     """A ModelDeployment XR (as a dict) as a `model.Deployment`; raises SpecError naming the bad field."""
     meta = metadata(obj)
-    spec = validate(DeploymentSpec, obj.get("spec"), "spec")
+    spec = validate(DeploymentSpec, obj.get("spec"), "spec", context={NO_EXTENDED_RESOURCES: True})
     tpl = spec.template.spec
     serving = tpl.serving or Serving()
     scheduling = tpl.scheduling or Scheduling()

@@ -10,9 +10,9 @@ claims, tolerations), so a field the user could set here would be silently overr
 from __future__ import annotations
 
 import re
-from typing import Literal, Self
+from typing import Any, Literal, Self, cast
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from modelplane.api._wire import Int, Quantity, Wire
 from modelplane.names import RESERVED_LABEL_PREFIX
@@ -61,9 +61,41 @@ class ContainerPort(Wire):
     protocol: Literal["TCP", "UDP", "SCTP"] | None = None
 
 
+# The validation context key that makes Resources refuse extended resources (see below). Set where a
+# user's spec enters (parse_deployment); unset where replicas an older version composed are read
+# back, so a deployment whose spec was fixed can still read and replace them.
+NO_EXTENDED_RESOURCES = "no-extended-resources"
+
+# Every extended resource is refused, not only `*/gpu` names: the placement ledger counts DRA
+# devices only, and a device plugin's name does not say whether it hands out accelerators
+# (nvidia.com/mig-1g.10gb, habana.ai/gaudi, aws.amazon.com/neuron, google.com/tpu), nor does a
+# name a DeviceClass maps to DRA devices (extendedResourceName). Devices, NICs included, are asked
+# for as the member's DRA device requests, which the ledger charges.
+_NATIVE = frozenset({"cpu", "memory", "ephemeral-storage"})
+
+
+def _extended(names: dict[str, str]) -> list[str]:
+    return sorted(k for k in names if k not in _NATIVE and not k.startswith("hugepages-"))
+
+
 class Resources(Wire):
     limits: dict[str, Quantity] | None = None
     requests: dict[str, Quantity] | None = None
+
+    @field_validator("limits", "requests")
+    @classmethod
+    def _no_extended(cls, values: dict[str, str] | None, info: ValidationInfo) -> dict[str, str] | None:
+        context = cast("dict[str, Any] | None", info.context) or {}
+        extended = _extended(values or {})
+        if extended and context.get(NO_EXTENDED_RESOURCES):
+            msg = (
+                f"extended resources are not allowed: {', '.join(extended)} (only cpu, memory, "
+                "ephemeral-storage and hugepages-*); ask for GPUs and other devices in the member's "
+                "nodeSelector.devices, which placement counts, so a device plugin cannot take a node's "
+                "devices promised to other replicas"
+            )
+            raise ValueError(msg)
+        return values
 
 
 class SecurityContext(Wire):
