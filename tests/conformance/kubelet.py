@@ -44,9 +44,12 @@ def _read_variable_name(rest: str) -> tuple[str, bool, int]:
 def container_env(env: Sequence[Mapping[str, Any]], given: Mapping[str, str]) -> dict[str, str]:
     """The container's env as the process sees it: literal values expanded in order, then `given`.
 
-    `given` stands for what the kubelet resolves itself (valueFrom) and what LWS injects.
+    `given` stands for what the kubelet resolves itself (valueFrom) and what LWS injects. LWS puts
+    its vars ahead of the container's own (lws pkg/utils/pod `addEnvVarsIfNotExists`), so the
+    container's values can refer to them.
     """
-    resolved: dict[str, str] = {}
+    declared = {entry["name"] for entry in env}
+    resolved: dict[str, str] = {k: v for k, v in given.items() if k not in declared}
     for entry in env:
         name = entry["name"]
         if "value" in entry:

@@ -61,7 +61,15 @@ KINDS = ["LLMInferenceService", "PodGroup", "ResourceClaimTemplate"]
 GANG_KINDS = ["LLMInferenceService", "PodGroup", "ResourceClaimTemplate", "ResourceClaimTemplate"]
 PD_KINDS = ["LLMInferenceService", "PodGroup", "ResourceClaimTemplate", "ResourceClaimTemplate"]
 RESTATED = ["--served-model-name", "Qwen/Qwen3-8B", "--port"]
-OWN_ENV = [{"name": "A", "value": "1"}, {"name": "VLLM_ADDITIONAL_ARGS", "value": f"--seed 7 {ARGS[0]} {QUOTED}"}]
+GANG_ENV = [
+    {"name": "MODELPLANE_LEADER_ADDRESS", "value": "$(LWS_LEADER_ADDRESS)"},
+    {"name": "MODELPLANE_RANK", "value": "$(LWS_WORKER_INDEX)"},
+]
+OWN_ENV = [
+    *GANG_ENV,
+    {"name": "A", "value": "1"},
+    {"name": "VLLM_ADDITIONAL_ARGS", "value": f"--seed 7 {ARGS[0]} {QUOTED}"},
+]
 
 
 @dataclass(frozen=True)
@@ -137,8 +145,8 @@ CASES = [
             replica(engines=(_gang(),), kserve_version=v),
             {
                 "kinds": GANG_KINDS,
-                "template": {"args": [ARGS[0], QUOTED], "env": None, "pod metadata": ALL},
-                "worker": {"args": [ARGS[0], QUOTED], "env": None, "pod metadata": ALL},
+                "template": {"args": [ARGS[0], QUOTED], "env": GANG_ENV, "pod metadata": ALL},
+                "worker": {"args": [ARGS[0], QUOTED], "env": GANG_ENV, "pod metadata": ALL},
             },
         )
         for v in ("0.17", "0.20")
@@ -150,12 +158,12 @@ CASES = [
             "kinds": ["LLMInferenceService", "ResourceClaimTemplate", "ResourceClaimTemplate"],
             "template": {
                 "args": None,
-                "env": [{"name": "VLLM_ADDITIONAL_ARGS", "value": f"{ARGS[0]} {QUOTED}"}],
+                "env": [*GANG_ENV, {"name": "VLLM_ADDITIONAL_ARGS", "value": f"{ARGS[0]} {QUOTED}"}],
                 "pod metadata": [],
             },
             "worker": {
                 "args": None,
-                "env": [{"name": "VLLM_ADDITIONAL_ARGS", "value": f"{ARGS[0]} {QUOTED}"}],
+                "env": [*GANG_ENV, {"name": "VLLM_ADDITIONAL_ARGS", "value": f"{ARGS[0]} {QUOTED}"}],
                 "pod metadata": [],
             },
         },

@@ -22,6 +22,8 @@ Added to every PodSpec:
 - the deployment's tolerations (they admitted the cluster; a taint on the pool's nodes needs them
   on the pods too) and `nvidia.com/gpu Exists NoSchedule`: the taint GPU Operator / managed node
   groups put on GPU nodes;
+- for a Leader or Worker, `MODELPLANE_LEADER_ADDRESS` and `MODELPLANE_RANK` ahead of `main`'s
+  env, unless the engine sets them itself (see `gangenv`);
 - for a claiming member, a pod claim `devices` from its ResourceClaimTemplate (every pod gets
   its own claim) and `resources.claims [{name: devices}]` on `main`.
 
@@ -37,6 +39,7 @@ from typing import Any, cast
 from modelplane import names
 from modelplane.model import PlacedMember, Toleration
 from modelplane.render.args import extra_args
+from modelplane.render.gangenv import with_gang_env
 from modelplane.render.launch import Launcher
 
 ENGINE_CONTAINER = "engine"  # the container name in the curated template
@@ -87,13 +90,17 @@ def serving_container(member: PlacedMember, *, launcher: Launcher) -> dict[str, 
     if "image" in user and "securityContext" not in user:
         container["securityContext"] = dict(ROOT_IMAGE_SECURITY)
     user_args = [str(a) for a in as_list(user.get("args"))]
+    env = as_list(user.get("env"))
+    if launcher.multi_node:
+        env = with_gang_env(env)
+        container["env"] = env
     if "command" in user:
         container["command"] = user["command"]
         args: Sequence[str] = user_args  # the user's own launcher: nothing of the preset's applies
     else:
-        args, env = launcher.forward(extra_args(user_args), as_list(user.get("env")))
-        if env is not None:
-            container["env"] = env
+        args, forwarded = launcher.forward(extra_args(user_args), env)
+        if forwarded is not None:
+            container["env"] = forwarded
     if args:
         container["args"] = list(args)
     if member.device_requests:
