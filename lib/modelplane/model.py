@@ -67,6 +67,33 @@ class AttributeType(StrEnum):
 # KServe minor versions whose presets replicas can be rendered for, oldest first; a cluster that
 # declares none gets the newest (render/launch.py says how each launches vLLM).
 KSERVE_VERSIONS = ("0.16", "0.17", "0.18", "0.19", "0.20")
+KSERVE_NEWEST = KSERVE_VERSIONS[-1]
+
+
+def kserve_rendered_as(version: str | None) -> str | None:
+    """The known KServe version a cluster's `version` is rendered for (None: not a version we can render for).
+
+    Absent means the newest; a later 0.x minor than we know (a cluster upgraded before this function)
+    is rendered as the newest known, whose presets it most likely keeps (the caller says so).
+    """
+    if version is None or version in KSERVE_VERSIONS:
+        return version or KSERVE_NEWEST
+    minor = version.removeprefix("0.")
+    if minor.isascii() and minor.isdigit() and minor[0] != "0" and int(minor) > int(KSERVE_NEWEST[2:]):
+        return KSERVE_NEWEST
+    return None
+
+
+def kserve_assumed(version: str | None) -> str | None:
+    """The sentence saying a later KServe than we know is rendered as the newest known (None: it is not one)."""
+    rendered_as = kserve_rendered_as(version)
+    if version is None or rendered_as is None or rendered_as == version:
+        return None
+    return (
+        f"KServe {version} is newer than the versions replicas are rendered for ({KSERVE_VERSIONS[0]} to "
+        f"{KSERVE_NEWEST}): they are rendered as for KServe {rendered_as}, assuming its presets launch vLLM as "
+        f"{rendered_as}'s do."
+    )
 
 
 # --- selectors, taints ------------------------------------------------------------------

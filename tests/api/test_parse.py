@@ -446,6 +446,7 @@ ROUND_TRIPS = [
         ),
     ),
     RoundTrip("a replica with no model", replica(model=None, labels={"a": "b"})),
+    RoundTrip("a replica for a later KServe than the function knows", replica(kserve_version="0.21")),
 ]
 
 
@@ -926,7 +927,7 @@ ERROR_CASES = [
         parse_cluster,
         {"metadata": {"name": "c"}, "spec": {"kserve": {"version": "v0.18"}}},
         "spec.kserve.version: KServe 'v0.18' is not a version replicas can be rendered for: "
-        "use one of 0.16, 0.17, 0.18, 0.19, 0.20 (a quoted minor version)",
+        'use one of 0.16, 0.17, 0.18, 0.19, 0.20 or a later minor version such as "0.21" (rendered as 0.20), quoted',
     ),
     ErrorCase(
         "an unquoted KServe version",
@@ -941,12 +942,12 @@ ERROR_CASES = [
             "metadata": {"name": "r", "namespace": "a"},
             "spec": {
                 "clusterName": "c",
-                "kserve": {"version": "0.21"},
+                "kserve": {"version": "0.15"},
                 "engines": [{"name": "e", "members": [{"nodePoolName": "p", "template": pod()}]}],
             },
         },
-        "spec.kserve.version: KServe '0.21' is not a version replicas can be rendered for: "
-        "use one of 0.16, 0.17, 0.18, 0.19, 0.20 (a quoted minor version)",
+        "spec.kserve.version: KServe '0.15' is not a version replicas can be rendered for: "
+        'use one of 0.16, 0.17, 0.18, 0.19, 0.20 or a later minor version such as "0.21" (rendered as 0.20), quoted',
     ),
 ]
 

@@ -288,9 +288,8 @@ CASES = [
     Case("a capacity is a Kubernetes quantity", "ic-capacity-not-quantity", "'80GB' does not match"),
     Case("a capacity exponent has at most three digits", "ic-capacity-huge-exponent", "'1e999999999' does not match"),
     Case("topology levels need a topology", "ic-topology-level-without-topology", "topology levels need a topology"),
-    Case(
-        "a KServe version is one we render for", "ic-kserve-version-unsupported", "'0.15' is not one of ['0.16', '0.17'"
-    ),
+    Case("a KServe version is one we render for", "ic-kserve-version-unsupported", "'0.15' does not match"),
+    Case("a KServe version is a 0.x minor, not a tag", "ic-kserve-version-malformed", "'v0.21' does not match"),
     Case("template label keys are Kubernetes label keys", "md-bad-label-key", "label keys must be [prefix/]name"),
     Case(
         "a replica member names its pool", "mr-member-without-pool", "members[0]: 'nodePoolName' is a required property"

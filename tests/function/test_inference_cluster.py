@@ -60,6 +60,7 @@ UNREACHABLE = (
     " ClusterProviderConfig that reaches this cluster."
 )
 PUBLISHED_BEFORE = {"gpuPools": [{**L4, "nodes": 3}]}
+NEWER_KSERVE = {**cluster("a"), "spec": {**cluster("a")["spec"], "kserve": {"version": "0.21"}}}
 MISSING = "InferenceClass eks-l4-1x-g6 (named by spec.nodePools[].className) does not exist"
 
 
@@ -108,6 +109,24 @@ def published_cases() -> list[Case]:
                 conditions=[
                     condition("GPUPoolsPublished", "True", "Published", "Published 1 GPU pools."),
                     condition("FieldsIgnored", "False", "AllFieldsUsed", "Every field set takes effect."),
+                ],
+                requirements=requirements("a"),
+            ),
+        ),
+        Case(
+            name="a cluster on a later KServe than the function knows says its replicas render as the newest known",
+            req=request(NEWER_KSERVE, required={"replicas": []}),
+            want=response(
+                status={"gpuPools": api.gpu_pools_status(NEWER_KSERVE)},
+                conditions=[
+                    condition(
+                        "GPUPoolsPublished",
+                        "True",
+                        "Published",
+                        "Published 1 GPU pools. KServe 0.21 is newer than the versions replicas are rendered for "
+                        "(0.16 to 0.20): they are rendered as for KServe 0.20, assuming its presets launch vLLM "
+                        "as 0.20's do.",
+                    )
                 ],
                 requirements=requirements("a"),
             ),

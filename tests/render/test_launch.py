@@ -89,7 +89,7 @@ CASES = [
                 "template": {"args": ["--tensor-parallel-size=2", ARGS[0], QUOTED], "env": None, "pod metadata": ALL},
             },
         )
-        for v in (None, "0.18", "0.19", "0.20")
+        for v in (None, "0.18", "0.19", "0.20", "0.21", "0.100")
     ),
     Case(
         "on 0.17 vLLM gets a single node's args directly, so they are written as they are",
@@ -247,6 +247,17 @@ NOTES = [
         (NOTE_016.format("high"),),
     ),
     *(NoteCase(f"{v} needs nothing more", replica(kserve_version=v), ()) for v in KSERVE_VERSIONS[1:]),
+    *(
+        NoteCase(
+            f"{v}, newer than we know, says it is rendered as 0.20",
+            replica(kserve_version=v),
+            (
+                f"KServe {v} is newer than the versions replicas are rendered for (0.16 to 0.20): they are "
+                "rendered as for KServe 0.20, assuming its presets launch vLLM as 0.20's do.",
+            ),
+        )
+        for v in ("0.21", "0.22")
+    ),
 ]
 
 

@@ -87,11 +87,14 @@ ERRORS = [
         "engine main: parallelism makes KServe start 8 pod(s) per copy, but 1 leader + 3 worker.nodes: "
         "set pipeline to 4 or leave it out",
     ),
-    ErrorCase(
-        "a KServe version whose presets we do not know",
-        replica(kserve_version="0.21"),
-        "KServe '0.21' is not a version replicas can be rendered for (supported: 0.16, 0.17, 0.18, 0.19, 0.20): "
-        "set the InferenceCluster's spec.kserve.version to one",
+    *(
+        ErrorCase(
+            f"a KServe version {v} that is no 0.x minor from 0.16 on",
+            replica(kserve_version=v),
+            f"KServe '{v}' is not a version replicas can be rendered for (supported: 0.16, 0.17, 0.18, 0.19, 0.20 "
+            "and later 0.x minors): set the InferenceCluster's spec.kserve.version to one",
+        )
+        for v in ("0.15", "v0.21", "1.0", "0.021", "0.21.1", "0.")
     ),
     ErrorCase(
         "args for a 0.16 gang whose VLLM_ADDITIONAL_ARGS comes from a reference",

@@ -18,6 +18,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api, names
 from modelplane.api.usage import KIND_CLUSTER_USAGE, cluster_usage
 from modelplane.errors import SpecError
+from modelplane.model import kserve_assumed
 
 from modelplane_function.handlers import notes
 from modelplane_function.handlers.conditions import Condition, report
@@ -115,6 +116,9 @@ def _publish(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, xr: Ma
             " spec.providerConfigRef is not set: replicas placed here cannot be rendered until it names the"
             " ClusterProviderConfig that reaches this cluster."
         )
+    assumed = kserve_assumed(api.kserve_version(xr))
+    if assumed is not None:
+        message += " " + assumed
     c = Condition(type=names.CONDITION_POOLS_PUBLISHED, status="True", reason=names.REASON_PUBLISHED, message=message)
     report(rsp, xr, c)
 

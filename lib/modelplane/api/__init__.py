@@ -6,7 +6,7 @@ from modelplane.api.compat import IgnoredField, ignored_fields, ignored_message
 from modelplane.api.demand import demand_manifest, parse_demand
 from modelplane.api.deployment import parse_deployment
 from modelplane.api.ledger import ENGINE_FIELDS, IDENTITY_FIELDS, LEDGER_FIELDS, ledger_engines, parse_ledger_replica
-from modelplane.api.publish import MissingInferenceClassError, class_names, gpu_pools_status
+from modelplane.api.publish import MissingInferenceClassError, class_names, gpu_pools_status, kserve_version
 from modelplane.api.replica import parse_replica, replica_manifest
 from modelplane.api.status import deployment_status
 
@@ -22,6 +22,7 @@ __all__ = [
     "gpu_pools_status",
     "ignored_fields",
     "ignored_message",
+    "kserve_version",
     "ledger_engines",
     "parse_cluster",
     "parse_demand",

@@ -244,10 +244,11 @@ class KServe(Wire):
     @field_validator("version")
     @classmethod
     def _supported(cls, version: str | None) -> str | None:
-        if version is not None and version not in m.KSERVE_VERSIONS:
+        if version is not None and m.kserve_rendered_as(version) is None:
             msg = (
                 f"KServe {version!r} is not a version replicas can be rendered for: "
-                f"use one of {', '.join(m.KSERVE_VERSIONS)} (a quoted minor version)"
+                f"use one of {', '.join(m.KSERVE_VERSIONS)} or a later minor version such as "
+                f'"0.{int(m.KSERVE_NEWEST[2:]) + 1}" (rendered as {m.KSERVE_NEWEST}), quoted'
             )
             raise ValueError(msg)
         return version

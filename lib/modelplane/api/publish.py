@@ -47,6 +47,12 @@ def class_names(cluster_obj: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(sorted(n for n in found if isinstance(n, str) and n))
 
 
+def kserve_version(cluster_obj: Mapping[str, Any]) -> str | None:
+    """The cluster's `spec.kserve.version` (None: absent); raises SpecError as `gpu_pools_status` does."""
+    spec = validate(ClusterSpec, cluster_obj.get("spec") or {}, "spec")
+    return spec.kserve.version if spec.kserve else None
+
+
 def _class_devices(name: str, obj: Mapping[str, Any] | None) -> tuple[Device, ...]:
     if obj is None:
         msg = f"InferenceClass {name} (named by spec.nodePools[].className) does not exist"

@@ -10,8 +10,9 @@ is ordered by key). It returns, per replica:
 - `podgroup`: the KAI PodGroup gang-scheduling the whole replica (not for KServe 0.16, whose pods
   cannot be labelled to join it: see `llmis`).
 
-The replica's `kserve_version` (its cluster's) picks how args reach vLLM (`launch`); a version this
-renderer does not know is a RenderError.
+The replica's `kserve_version` (its cluster's) picks how args reach vLLM (`launch`); a later 0.x
+minor than this renderer knows is rendered as the newest it knows, which `render_notes` says; any
+other version is a RenderError.
 
 Names on the workload cluster come from `names.workload_name` over (deployment namespace,
 deployment, index, cluster, engine, role, ...): always hash-suffixed, so they never collide between
@@ -55,7 +56,7 @@ from __future__ import annotations
 from typing import Any
 
 from modelplane import names
-from modelplane.model import ModelRef, ModelReplica, Phase, PlacedEngine, PlacedMember, ServingMode
+from modelplane.model import ModelRef, ModelReplica, Phase, PlacedEngine, PlacedMember, ServingMode, kserve_assumed
 from modelplane.render import parallelism
 from modelplane.render.args import tensor_parallel_size
 from modelplane.render.claims import resource_claim_template
@@ -215,6 +216,9 @@ def _pipeline_preset(replica: ModelReplica, engine: PlacedEngine) -> str:
 def render_notes(replica: ModelReplica) -> tuple[str, ...]:
     """What a renderable replica still needs from its cluster, one sentence each (empty when nothing)."""
     notes: list[str] = []
+    assumed = kserve_assumed(replica.kserve_version)
+    if assumed is not None:
+        notes.append(assumed)
     if not convention(replica.kserve_version).pod_metadata:
         notes.append(
             f"KServe {replica.kserve_version} cannot label or annotate the pods it creates, so KAI's pod-grouper "

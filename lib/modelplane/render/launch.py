@@ -39,7 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from modelplane.model import KSERVE_VERSIONS
+from modelplane.model import KSERVE_VERSIONS, kserve_rendered_as
 from modelplane.render.args import shell_words
 from modelplane.render.envrefs import aliases
 from modelplane.render.rendered import RenderError
@@ -90,12 +90,15 @@ NEWEST = KSERVE_VERSIONS[-1]
 
 
 def convention(version: str | None) -> Convention:
-    """The convention of a KServe minor version (None: the newest); RenderError for one we do not know."""
-    found = CONVENTIONS.get(NEWEST if version is None else version)
+    """The convention of a KServe minor version (None: the newest; a later minor: the newest known);
+    RenderError for one that is neither."""
+    rendered_as = kserve_rendered_as(version)
+    found = None if rendered_as is None else CONVENTIONS.get(rendered_as)
     if found is None:
         msg = (
             f"KServe {version!r} is not a version replicas can be rendered for "
-            f"(supported: {', '.join(KSERVE_VERSIONS)}): set the InferenceCluster's spec.kserve.version to one"
+            f"(supported: {', '.join(KSERVE_VERSIONS)} and later 0.x minors): set the InferenceCluster's "
+            "spec.kserve.version to one"
         )
         raise RenderError(msg)
     return found
