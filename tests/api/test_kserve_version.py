@@ -1,11 +1,15 @@
 """A cluster's KServe version: a later 0.x minor than we know is accepted and rendered as the newest known."""
 
+import re
 from dataclasses import dataclass
 
 import pytest
+import yaml
 from modelplane.api import parse_cluster
 from modelplane.errors import SpecError
 from modelplane.model import kserve_assumed, kserve_rendered_as
+
+from tests.validator import APIS
 
 
 @dataclass(frozen=True)
@@ -47,3 +51,16 @@ def test_a_cluster_accepts_exactly_the_versions_it_can_render_for(case: Case) ->
     except SpecError:
         got = None
     assert got == (None if case.rendered_as is None else case.version or "0.20")
+
+
+def _xrd_pattern(xrd: str) -> str:
+    doc = yaml.safe_load((APIS / xrd / "definition.yaml").read_text())
+    spec = doc["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    return spec["properties"]["kserve"]["properties"]["version"]["pattern"]
+
+
+@pytest.mark.parametrize("xrd", ["inferencecluster", "modelreplica"])
+@pytest.mark.parametrize("case", [c for c in CASES if c.version is not None], ids=lambda c: c.name)
+def test_the_xrds_accept_what_the_function_renders(xrd: str, case: Case) -> None:
+    assert case.version is not None
+    assert (re.search(_xrd_pattern(xrd), case.version) is not None) == (case.rendered_as is not None)
