@@ -86,7 +86,6 @@ CONVENTIONS: Mapping[str, Convention] = {
         for v in ("0.18", "0.19", "0.20")
     },
 }
-NEWEST = KSERVE_VERSIONS[-1]
 
 
 def convention(version: str | None) -> Convention:
