@@ -50,3 +50,9 @@ def test_replicas_rendered_for_the_version_their_cluster_runs_are_current() -> N
         DEP, [UPGRADED], [_rendered_for("0.20", 0), _rendered_for("0.20", 1)], observed=Observed(), now=NOW
     )
     assert (done.updated, done.counts.updated, done.progress.reason) == (frozenset(), 2, "RolloutComplete")
+
+
+def test_a_cluster_moving_to_a_later_kserve_than_known_renders_alike_and_rolls_nothing_out() -> None:
+    later = replace(UPGRADED, kserve_version="0.21")  # rendered as 0.20, exactly as before
+    done = reconcile(DEP, [later], [_rendered_for("0.20", 0), _rendered_for("0.20", 1)], observed=Observed(), now=NOW)
+    assert (done.updated, done.counts.updated, done.progress.reason) == (frozenset(), 2, "RolloutComplete")

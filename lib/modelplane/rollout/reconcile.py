@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from modelplane.devices import DeviceMatcher
-from modelplane.model import KSERVE_VERSIONS, Cluster, Deployment, ModelReplica, PlacedEngine, PlacedMember
+from modelplane.model import Cluster, Deployment, ModelReplica, PlacedEngine, PlacedMember, kserve_rendered_as
 from modelplane.rollout.budget import Budget, resolve_budget
 from modelplane.rollout.progress import Counts, Observed, Progress, halted, progress
 from modelplane.rollout.revision import revision
@@ -59,11 +59,12 @@ def _at_cluster_kserve(clusters: Sequence[Cluster]) -> Callable[[ModelReplica], 
     vLLM, pod labels): a replica rendered for the version before is not current, so the rollout
     budget paces the change, each deployment's replicas on that cluster a few at a time.
     """
-    versions = {c.name: c.kserve_version or KSERVE_VERSIONS[-1] for c in clusters}
+    # Compared as rendered: a cluster moving from 0.20 to a later KServe than we know renders alike.
+    versions = {c.name: kserve_rendered_as(c.kserve_version) for c in clusters}
 
     def at(r: ModelReplica) -> bool:
         version = versions.get(r.cluster)
-        return version is None or (r.kserve_version or KSERVE_VERSIONS[-1]) == version
+        return version is None or kserve_rendered_as(r.kserve_version) == version
 
     return at
 
