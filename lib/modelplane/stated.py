@@ -28,6 +28,9 @@ from modelplane.devices.memo import BytesLRU
 from modelplane.model import NodePool, PoolCharge
 
 KIND_LENGTH = 16  # hex characters of a pool kind
+# What one statement may hold, whatever the fleet: the ModelDemand XRD bounds the same.
+MAX_CLUSTERS = 2048  # cluster names
+MAX_KINDS = 256  # pool kinds per engine (a fleet has tens)
 
 
 def pool_kind(pool: NodePool) -> str:

@@ -147,7 +147,7 @@ def test_the_statement_does_not_depend_on_the_order_of_the_fleet() -> None:
 def test_a_statement_past_its_bound_names_the_first_clusters_and_says_it_was_cut(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(state, "MAX_ENTRIES", 2)
+    monkeypatch.setattr(state, "MAX_CLUSTERS", 2)
     smaller = replace(SMALL, cluster_selector=GOLD)
     fleet = [cluster(n, pools=[H100], labels={"tier": "gold" if n < "f" else "silver"}) for n in "abcdefghij"]
     got = statements([smaller], fleet)

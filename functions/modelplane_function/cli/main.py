@@ -26,12 +26,10 @@ from modelplane_function.cli.render import output as output_module
 from modelplane_function.cli.render.cause import with_causes
 from modelplane_function.cli.render.contained import contained
 from modelplane_function.cli.render.defaults import namespace_notes
-from modelplane_function.cli.render.demands import with_stated_demand
+from modelplane_function.cli.render.driver import FileInputs
 from modelplane_function.cli.render.explain import clusters_of, fleet_view
-from modelplane_function.cli.render.ready import assumed, assumed_doc, unready_note
 from modelplane_function.cli.render.unmatched import unmatched
 from modelplane_function.cli.render.unused import Usage
-from modelplane_function.cli.render.unused import notes as unused_notes
 from modelplane_function.cli.render.verdict import Exit, Finding, exit_code, failures
 from modelplane_function.server import server
 from modelplane_function.server.logged import LoggedRunner, configure, line_buffered
@@ -324,14 +322,11 @@ def fleet_for(
     requests: list[bytes] = []
     usage = Usage()
     with yamlio.collector_paused():
-        fleet_files = [(f, assumed_doc(doc) if assume_ready else doc) for f, doc in load.required_by_file(required)]
-        fleet_docs = [doc for _, doc in fleet_files]
-        stated = with_stated_demand(fleet_docs)
-        seen = load.documents(observed)
+        inputs = FileInputs.read(required, observed, assume_ready=assume_ready)
         docs = render_documents(
             xr,
-            required=stated.docs,
-            observed=[assumed(obj) for obj in seen] if assume_ready else seen,
+            required=inputs.stated.docs,
+            observed=inputs.observed,
             compositions=load.compositions(apis or load.default_apis()),
             recurse=False,
             requests=requests,
@@ -339,12 +334,13 @@ def fleet_for(
             usage=usage,
         )
         if notes is not None:
-            stated.record(usage)
-            notes += [*unused_notes(fleet_files, usage), *([] if assume_ready else unready_note(seen))]
+            notes += [*inputs.unused(usage), *inputs.unready()]
         if not requests:
             msg = f"{xr_file}: the function was never called for this {names.KIND_DEPLOYMENT}"
             raise RenderFailure(msg)
-        view = fleet_view(fnv1.RunFunctionRequest.FromString(requests[-1]), clusters_of(fleet_docs))
+        view = fleet_view(
+            fnv1.RunFunctionRequest.FromString(requests[-1]), clusters_of([doc for _, doc in inputs.files])
+        )
     if isinstance(view, str):
         # No view to draw: say at least what the clusterSelector wants of which clusters.
         found = unmatched(fnv1.RunFunctionRequest.FromString(requests[-1]))

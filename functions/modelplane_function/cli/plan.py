@@ -40,15 +40,11 @@ from modelplane_function.cli.render.unused import Usage
 from modelplane_function.cli.render.unused import notes as unused_notes
 from modelplane_function.cli.render.verdict import Finding, failures
 from modelplane_function.cli.render.wire import Doc
-from modelplane_function.cli.render.xr import ANNOTATION_RESOURCE_NAME, name_of, namespace_of
+from modelplane_function.cli.render.xr import ANNOTATION_RESOURCE_NAME, is_ours, name_of, namespace_of
 from modelplane_function.handlers.convert import to_dict
 
 MAX_ROUNDS = 10
 _Key = tuple[str, str]  # (namespace, name) of a deployment
-
-
-def _ours(doc: Mapping[str, Any], kind: str) -> bool:
-    return doc.get("kind") == kind and doc.get("apiVersion") == names.API_VERSION
 
 
 def _key(obj: Mapping[str, Any]) -> _Key:
@@ -75,7 +71,7 @@ def read(paths: Iterable[Path]) -> Inputs:
     by_key: dict[_Key, dict[str, Any]] = {}
     where: dict[_Key, Path] = {}
     for file, doc in found:
-        if not _ours(doc.head, names.KIND_DEPLOYMENT):
+        if not is_ours(doc.head, names.KIND_DEPLOYMENT):
             continue
         xr = to_dict(doc.struct())
         key = _key(xr)
@@ -91,13 +87,13 @@ def read(paths: Iterable[Path]) -> Inputs:
     return Inputs(
         deployments=tuple(by_key[k] for k in sorted(by_key)),
         fleet=tuple(
-            d for d in docs if not _ours(d.head, names.KIND_DEPLOYMENT) and not _ours(d.head, names.KIND_REPLICA)
+            d for d in docs if not is_ours(d.head, names.KIND_DEPLOYMENT) and not is_ours(d.head, names.KIND_REPLICA)
         ),
-        replicas=tuple(d for d in docs if _ours(d.head, names.KIND_REPLICA)),
+        replicas=tuple(d for d in docs if is_ours(d.head, names.KIND_REPLICA)),
         files=tuple(
             (f, d)
             for f, d in found
-            if not _ours(d.head, names.KIND_DEPLOYMENT) and not _ours(d.head, names.KIND_REPLICA)
+            if not is_ours(d.head, names.KIND_DEPLOYMENT) and not is_ours(d.head, names.KIND_REPLICA)
         ),
     )
 
@@ -230,7 +226,7 @@ class _State:
 
     def record(self, key: _Key, docs: list[dict[str, Any]], request: bytes) -> bool:
         """Keep a deployment's render; whether its replicas or status changed."""
-        replicas = [d for d in docs[1:] if _ours(d, names.KIND_REPLICA) and _owner(d) == key]
+        replicas = [d for d in docs[1:] if is_ours(d, names.KIND_REPLICA) and _owner(d) == key]
         status = docs[0].get("status")
         changed = replicas != self.own[key] or status != self.status.get(key)
         if replicas != self.own[key]:

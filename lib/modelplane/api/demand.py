@@ -19,15 +19,13 @@ from modelplane import model as m
 from modelplane.api._wire import Count, Int, Wire, dump, unique, validate
 from modelplane.errors import SpecError
 from modelplane.names import API_VERSION, KIND_DEMAND, LABEL_DEPLOYMENT
-from modelplane.stated import KIND_LENGTH, StatedDemand, StatedEngine, StatedOption
+from modelplane.stated import KIND_LENGTH, MAX_CLUSTERS, MAX_KINDS, StatedDemand, StatedEngine, StatedOption
 
 MAX_NAME = 63
-MAX_CLUSTERS = 2048  # scheduler/state.py MAX_ENTRIES
 NAME = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 DEPLOYMENT_NAME = r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$"  # a DNS subdomain short enough to be a label value
 _SIZE = r"^[0-9]{1,40}(/[0-9]{1,40})?$"  # a non-negative fraction, as Python's Fraction prints it
 _KIND = rf"^[0-9a-f]{{{KIND_LENGTH}}}$"
-MAX_KINDS = 256  # pool kinds per engine (scheduler/state.py MAX_KINDS)
 
 
 class Group(Wire):

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from modelplane.model import Cluster, Deployment, Engine, PlacedEngine, SpreadPolicy
 from modelplane.scheduler.bind import BindOutcome, bind
-from modelplane.scheduler.engines import ClusterOptions, EngineOption
+from modelplane.scheduler.engines import ClusterOptions, EngineOption, EngineSource
 from modelplane.scheduler.filters import Context, Filter, FilterRunner
 from modelplane.scheduler.ledger import Ledger
 from modelplane.scheduler.packing import Packing
@@ -34,10 +34,11 @@ def devices_claimed(engines: Iterable[Engine | PlacedEngine]) -> int:
     )
 
 
-class StatedOptions:
+class StatedOptions(EngineSource):
     """Engine options per cluster, read from a statement instead of matched from a spec."""
 
     def __init__(self, stated: StatedDemand) -> None:
+        super().__init__()
         self._stated = stated
         self._listed = frozenset(stated.clusters)
         # engine index -> pool kind -> option, without a pool name: each cluster's pools of that kind get one
@@ -64,12 +65,6 @@ class StatedOptions:
 
     def unmatched(self, cluster: Cluster, engine_index: int) -> str:
         return f"the statement of {self._stated.subject} names no pool kind of {cluster.name} for engine {engine_index}"
-
-    def on_pool(self, cluster: Cluster, engine_index: int, pool: str) -> EngineOption | None:
-        return next((o for o in self.of(cluster)[engine_index] if o.pool == pool), None)
-
-    def matching_pools(self, cluster: Cluster) -> frozenset[str]:
-        return frozenset(o.pool for opts in self.of(cluster) for o in opts)
 
 
 def _option(pool: str, o: StatedOption) -> EngineOption:

@@ -9,10 +9,11 @@ between rounds never change them.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Protocol, TypeAlias
+from typing import TypeAlias
 
 from modelplane.devices import DeviceMatcher
 from modelplane.devices.quantity import QuantityError, parse_quantity
@@ -50,14 +51,31 @@ class EngineOption:
 ClusterOptions: TypeAlias = tuple[tuple[EngineOption, ...], ...]
 
 
-class EngineSource(Protocol):
+class EngineSource(ABC):
     """Where filters, scores and bind read a deployment's engine options: matched from its spec
-    (EngineOptions) or read from its statement (demand.StatedOptions)."""
+    (EngineOptions) or read from its statement (demand.StatedOptions). Both answer `of` once per
+    cluster for the call; what is derived from it is derived here."""
 
+    def __init__(self) -> None:
+        self._matching: dict[str, frozenset[str]] = {}
+
+    @abstractmethod
     def of(self, cluster: Cluster) -> ClusterOptions: ...
+
+    @abstractmethod
     def unmatched(self, cluster: Cluster, engine_index: int) -> str: ...
-    def on_pool(self, cluster: Cluster, engine_index: int, pool: str) -> EngineOption | None: ...
-    def matching_pools(self, cluster: Cluster) -> frozenset[str]: ...
+
+    def on_pool(self, cluster: Cluster, engine_index: int, pool: str) -> EngineOption | None:
+        """The option for one engine on one named pool, if the pool can host it."""
+        return next((o for o in self.of(cluster)[engine_index] if o.pool == pool), None)
+
+    def matching_pools(self, cluster: Cluster) -> frozenset[str]:
+        """Pools that can host at least one engine: the cluster's capacity relevant to this deployment."""
+        pools = self._matching.get(cluster.name)
+        if pools is None:
+            pools = frozenset(o.pool for opts in self.of(cluster) for o in opts)
+            self._matching[cluster.name] = pools
+        return pools
 
 
 def engine_option(matcher: DeviceMatcher, engine: Engine, pool: NodePool) -> EngineOption | None:
@@ -108,7 +126,7 @@ def _size(device: Device) -> Fraction:
     return total
 
 
-class EngineOptions:
+class EngineOptions(EngineSource):
     """Memoised engine options per cluster for one deployment.
 
     An engine's option on a pool depends only on the pool's name, device content and packing, and
@@ -117,11 +135,11 @@ class EngineOptions:
     """
 
     def __init__(self, deployment: Deployment, matcher: DeviceMatcher) -> None:
+        super().__init__()
         self._deployment = deployment
         self._matcher = matcher
         self._by_cluster: dict[str, ClusterOptions] = {}
         self._by_pool: dict[tuple[int, int, str, PoolPacking], EngineOption | None] = {}
-        self._matching: dict[str, frozenset[str]] = {}
 
     def of(self, cluster: Cluster) -> ClusterOptions:
         cached = self._by_cluster.get(cluster.name)
@@ -152,18 +170,6 @@ class EngineOptions:
                 if reason is not None:
                     return f"member {member.role.value} device request {request.name}: {reason}"
         return "no single pool satisfies every member's devices together"
-
-    def on_pool(self, cluster: Cluster, engine_index: int, pool: str) -> EngineOption | None:
-        """The option for one engine on one named pool, if the pool can host it."""
-        return next((o for o in self.of(cluster)[engine_index] if o.pool == pool), None)
-
-    def matching_pools(self, cluster: Cluster) -> frozenset[str]:
-        """Pools that can host at least one engine: the cluster's capacity relevant to this deployment."""
-        pools = self._matching.get(cluster.name)
-        if pools is None:
-            pools = frozenset(o.pool for opts in self.of(cluster) for o in opts)
-            self._matching[cluster.name] = pools
-        return pools
 
 
 def cost_by_pool(options: tuple[EngineOption, ...]) -> Mapping[str, PoolCharge]:

@@ -7,7 +7,7 @@ changing, and every reader sees them for itself). A cluster not Ready is still l
 the demand again once Ready.
 
 The statement names clusters once, as those it may use or those it may not, whichever list is
-shorter, and pools by kind (modelplane.stated.pool_kind): at most MAX_ENTRIES names and MAX_KINDS
+shorter, and pools by kind (modelplane.stated.pool_kind): at most MAX_CLUSTERS names and MAX_KINDS
 kinds per engine, so its size does not grow with the fleet past that point (past it, the first
 admitted clusters and kinds in order, and the statement says it was cut).
 """
@@ -24,10 +24,16 @@ from modelplane.scheduler.demand import devices_claimed
 from modelplane.scheduler.engines import EngineOption, EngineOptions
 from modelplane.scheduler.filters import FILTERS, Context, FilterRunner
 from modelplane.scheduler.ledger import Ledger
-from modelplane.stated import StatedDemand, StatedEngine, StatedOption, pool_kind, withdrawn
+from modelplane.stated import (
+    MAX_CLUSTERS,
+    MAX_KINDS,
+    StatedDemand,
+    StatedEngine,
+    StatedOption,
+    pool_kind,
+    withdrawn,
+)
 
-MAX_ENTRIES = 2048  # cluster names in one statement; the ModelDemand XRD bounds the same
-MAX_KINDS = 256  # pool kinds per engine (a fleet has tens); likewise
 # The filters a reader cannot run for the owner: every one that neither reads the ledger nor
 # describes the moment (readiness, a replica that cannot be read). Device matching is stated as
 # pool kinds instead, which readers match against each cluster's pools themselves: a cluster
@@ -59,7 +65,7 @@ def state_demand(deployment: Deployment, clusters: Sequence[Cluster], engines: E
     refused = sorted(names.difference(admitted))
     all_but = len(refused) < len(admitted)
     listed = refused if all_but else admitted
-    truncated = len(listed) > MAX_ENTRIES
+    truncated = len(listed) > MAX_CLUSTERS
     if truncated and all_but:  # too many to name either way: name the first admitted ones
         all_but, listed = False, admitted
     return StatedDemand(
@@ -69,7 +75,7 @@ def state_demand(deployment: Deployment, clusters: Sequence[Cluster], engines: E
         devices=devices_claimed(deployment.engines),
         movable=deployment.movable,
         strict_spread=deployment.spread is SpreadPolicy.STRICT,
-        clusters=tuple(listed[:MAX_ENTRIES]),
+        clusters=tuple(listed[:MAX_CLUSTERS]),
         all_but=all_but,
         engines=tuple(
             StatedEngine(

@@ -23,11 +23,8 @@ from modelplane.stated import withdrawn
 from modelplane_function.cli.render.explain import clusters_of
 from modelplane_function.cli.render.unused import Usage
 from modelplane_function.cli.render.wire import Doc
+from modelplane_function.cli.render.xr import is_ours, name_of, namespace_of
 from modelplane_function.handlers.convert import to_dict
-
-
-def _ours(head: Mapping[str, Any], kind: str) -> bool:
-    return head.get("apiVersion") == names.API_VERSION and head.get("kind") == kind
 
 
 def _labels(docs: Iterable[Doc]) -> dict[str, dict[str, str]]:
@@ -97,14 +94,13 @@ def stated(deployments: Sequence[tuple[Doc, Mapping[str, Any]]], fleet: Sequence
 
 def with_stated_demand(docs: Sequence[Doc]) -> Stated:
     """`docs` plus the ModelDemand of each ModelDeployment among them that has none given."""
-    given = {_key(d.head) for d in docs if _ours(d.head, names.KIND_DEMAND)}
+    given = {_key(d.head) for d in docs if is_ours(d.head, names.KIND_DEMAND)}
     deployments = [
-        (d, to_dict(d.struct())) for d in docs if _ours(d.head, names.KIND_DEPLOYMENT) and _key(d.head) not in given
+        (d, to_dict(d.struct())) for d in docs if is_ours(d.head, names.KIND_DEPLOYMENT) and _key(d.head) not in given
     ]
     pairs = stated(deployments, docs) if deployments else []
     return Stated(docs=[*docs, *(s for s, _ in pairs)], sources={id(s): source for s, source in pairs})
 
 
 def _key(head: Mapping[str, Any]) -> tuple[str, str]:
-    meta = head.get("metadata") or {}
-    return (str(meta.get("namespace") or "default"), str(meta.get("name") or ""))
+    return (namespace_of(head) or "default", name_of(head))

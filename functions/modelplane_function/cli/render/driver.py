@@ -18,7 +18,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import names
 
 from modelplane_function.cli.render import load, output, pipeline, yamlio
-from modelplane_function.cli.render.demands import with_stated_demand
+from modelplane_function.cli.render.demands import Stated, with_stated_demand
 from modelplane_function.cli.render.errors import RenderFailure
 from modelplane_function.cli.render.explain import explain as explain_placement
 from modelplane_function.cli.render.ready import assumed, assumed_doc, unready_note
@@ -208,6 +208,39 @@ def render_documents(
     return asyncio.run(run())
 
 
+@dataclass(frozen=True, slots=True)
+class FileInputs:
+    """What `render` and `fleet` hand the function from their input files, and what they say of them."""
+
+    files: list[tuple[Path, Doc]]  # the required documents by file, given Ready when assumed so
+    stated: Stated  # those documents and the ModelDemand of each ModelDeployment among them
+    seen: list[dict[str, Any]]  # the observed documents as given
+    assume_ready: bool
+
+    @staticmethod
+    def read(required: Sequence[Path], observed: Sequence[Path], *, assume_ready: bool) -> FileInputs:
+        files = [(f, assumed_doc(doc) if assume_ready else doc) for f, doc in load.required_by_file(required)]
+        return FileInputs(
+            files=files,
+            stated=with_stated_demand([doc for _, doc in files]),
+            seen=load.documents(observed),
+            assume_ready=assume_ready,
+        )
+
+    @property
+    def observed(self) -> list[dict[str, Any]]:
+        return [assumed(obj) for obj in self.seen] if self.assume_ready else self.seen
+
+    def unused(self, usage: Usage) -> list[str]:
+        """A line per required document the function was never given (unused.py)."""
+        self.stated.record(usage)
+        return unused_notes(self.files, usage)
+
+    def unready(self) -> list[str]:
+        """A line when given ModelReplicas have no Ready condition and none is assumed (ready.py)."""
+        return [] if self.assume_ready else unready_note(self.seen)
+
+
 def render_files(
     xr_file: Path,
     *,
@@ -228,15 +261,13 @@ def render_files(
     condition; `assume_ready` gives them one (ready.py)."""
     usage = Usage()
     with yamlio.collector_paused():  # a short-lived process over a fleet: see yamlio
-        fleet = [(file, assumed_doc(doc) if assume_ready else doc) for file, doc in load.required_by_file(required)]
-        seen = load.documents(observed)
-        stated = with_stated_demand([doc for _, doc in fleet])
-        if notes is not None and not assume_ready:
-            notes.extend(unready_note(seen))
+        inputs = FileInputs.read(required, observed, assume_ready=assume_ready)
+        if notes is not None:
+            notes.extend(inputs.unready())
         docs = render_documents(
             load.single(xr_file),
-            required=stated.docs,
-            observed=[assumed(obj) for obj in seen] if assume_ready else seen,
+            required=inputs.stated.docs,
+            observed=inputs.observed,
             compositions=load.compositions(apis or load.default_apis()),
             recurse=recurse,
             explain=explain,
@@ -245,8 +276,7 @@ def render_files(
             usage=usage,
         )
     if notes is not None:
-        stated.record(usage)
-        notes[:0] = unused_notes(fleet, usage)
+        notes[:0] = inputs.unused(usage)
     return docs
 
 

@@ -13,10 +13,17 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from modelplane import names
+
 from modelplane_function.cli.render.errors import RenderFailure
 
 ANNOTATION_RESOURCE_NAME = "crossplane.io/composition-resource-name"
 LABEL_COMPOSITE = "crossplane.io/composite"
+
+
+def is_ours(obj: Mapping[str, Any], kind: str) -> bool:
+    """Whether `obj` is a modelplane.ai object of `kind`."""
+    return obj.get("kind") == kind and obj.get("apiVersion") == names.API_VERSION
 
 
 def name_of(obj: Mapping[str, Any]) -> str:
