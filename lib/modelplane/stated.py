@@ -99,6 +99,9 @@ class StatedDemand:
     all_but: bool = False
     engines: tuple[StatedEngine, ...] = ()  # empty: it states no demand (invalid spec, refused, ...)
     truncated: bool = False  # the statement hit its size bound: some usable clusters are left out
+    # The PriorityClass it names ("": none); readers take its value from the PriorityClass object,
+    # and only on clusters whose KAI rules let its namespace use it.
+    priority_class: str = ""
 
     @property
     def key(self) -> tuple[str, str]:

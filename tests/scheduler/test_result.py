@@ -110,7 +110,13 @@ def _scores(*, spread: int, free: int, idle: int = 0, premium: int = 0) -> Mappi
 
 
 def _stated(
-    *, replicas: int, devices: int, clusters: tuple[str, ...], options: tuple[StatedOption, ...], all_but: bool = False
+    *,
+    replicas: int,
+    devices: int,
+    clusters: tuple[str, ...],
+    options: tuple[StatedOption, ...],
+    all_but: bool = False,
+    priority_class: str = "",
 ) -> StatedDemand:
     """What deployment llm of team-a states with one engine, main."""
     return StatedDemand(
@@ -121,6 +127,7 @@ def _stated(
         clusters=clusters,
         all_but=all_but,
         engines=(StatedEngine(name="main", options=options),),
+        priority_class=priority_class,
     )
 
 
@@ -143,6 +150,7 @@ CASES = [
             created=frozenset({replica_name("llm", "a", 0)}),
             removed=(),
             statement=_stated(
+                priority_class="inference",  # GANG names it
                 replicas=1,
                 devices=18,
                 clusters=(),  # every cluster but none
@@ -179,7 +187,7 @@ CASES = [
             created=frozenset(),
             removed=(),
             # the queue it asks for is not one the cluster lets it use: it states no pool there
-            statement=_stated(replicas=1, devices=18, clusters=(), options=()),
+            statement=_stated(replicas=1, devices=18, clusters=(), options=(), priority_class="inference"),
             diagnosis=Diagnosis(desired=1, placed=1, total_clusters=1, evaluated=False),
         ),
     ),

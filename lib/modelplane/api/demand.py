@@ -17,6 +17,7 @@ from pydantic import Field, field_validator
 
 from modelplane import model as m
 from modelplane.api._wire import Count, Int, Wire, dump, unique, validate
+from modelplane.api.kai import PriorityClassName
 from modelplane.errors import SpecError
 from modelplane.names import API_VERSION, KIND_DEMAND, LABEL_DEPLOYMENT
 from modelplane.stated import KIND_LENGTH, MAX_CLUSTERS, MAX_KINDS, StatedDemand, StatedEngine, StatedOption
@@ -137,6 +138,7 @@ class DemandSpec(Wire):
     clusters: tuple[str, ...] = Field(default=(), max_length=MAX_CLUSTERS)
     truncated: bool = False
     engines: tuple[Engine, ...] = Field(default=(), max_length=8)
+    priority_class_name: PriorityClassName | None = None
     crossplane: dict[str, Any] | None = None  # Crossplane's own machinery on observed XRs
 
     @field_validator("clusters")
@@ -182,6 +184,7 @@ def parse_demand(obj: Mapping[str, Any]) -> StatedDemand:
         all_but=spec.cluster_set == "AllExcept",
         engines=tuple(e.to_domain() for e in spec.engines),
         truncated=spec.truncated,
+        priority_class=spec.priority_class_name or "",
     )
 
 
@@ -197,6 +200,7 @@ def demand_manifest(stated: StatedDemand) -> dict[str, Any]:
         clusters=stated.clusters,
         truncated=stated.truncated,
         engines=tuple(Engine(name=e.name, options=Option.from_domain(e.options)) for e in stated.engines),
+        priority_class_name=stated.priority_class or None,
     )
     return {
         "apiVersion": API_VERSION,

@@ -28,7 +28,8 @@ from modelplane.rollout.revision import revision
 from modelplane.rollout.step import Fate, Replica, Step, step, surge_slots, wanted_new
 from modelplane.scheduler import RemovedReplica, ScheduleResult, schedule
 from modelplane.scheduler.arbitrate import yielded
-from modelplane.scheduler.retain import REASON_MAKING_ROOM, REASON_SCALED_DOWN
+from modelplane.scheduler.policy import FleetPolicy
+from modelplane.scheduler.retain import EVICTED, REASON_MAKING_ROOM, REASON_SCALED_DOWN
 from modelplane.scheduler.schedule import GONE_REASONS, Room, split_own
 from modelplane.scheduler.unreadable import Unreadable
 from modelplane.stated import StatedDemand
@@ -81,6 +82,8 @@ def _fate(name: str, kept: frozenset[str], removed: dict[str, str], *, current: 
         return Fate.YIELD
     if reason == REASON_MAKING_ROOM and current:
         return Fate.MAKE_ROOM
+    if reason in EVICTED:  # its GPUs go to other demand now: no successor is waited for
+        return Fate.GONE
     return Fate.GONE if reason in GONE_REASONS or not reason else Fate.MOVE
 
 
@@ -115,6 +118,7 @@ def reconcile(
     unreadable: Unreadable | None = None,
     composed: Collection[str] | None = None,
     demands: Sequence[StatedDemand] | None = None,
+    policy: FleetPolicy | None = None,
 ) -> Reconciled:
     """Schedule `deployment` and take this reconcile's share of its rollout."""
     rev = revision(deployment)
@@ -175,6 +179,7 @@ def reconcile(
         stale=frozenset(own) - current,
         new_count=new_count,
         demands=demands,
+        policy=policy,
     )
     decided = step(replicas=deployment.replicas, budget=budget, frozen=frozen, fleet=fleet, placed=len(result.created))
     # Old replicas waiting to be replaced are not missing: the budget, not capacity, holds their successors;

@@ -76,7 +76,7 @@ def bind(
         ctx.packing.rank_sizes(c for c in clusters if runner.eligible(c))
     statuses = {c.name: runner.status(c) for c in clusters}
     standings = {c.name: standing(ctx, c, spread) for c in clusters if statuses[c.name].fits}
-    heap = [s.key() for s in standings.values()]
+    heap: list[tuple[int, int, int, str]] = [s.key() for s in standings.values()]
     heapq.heapify(heap)
     last_statuses: Mapping[str, Status] = MappingProxyType({})
     for round_number in range(count):
@@ -101,6 +101,16 @@ def bind(
         spread[chosen.name] += 1
         ctx.ledger.charge(chosen.name, cost_by_pool(options))
         placements.append(Placement(cluster=chosen, index=index, options=options))
+        generation = ctx.quota.generation if ctx.quota is not None else 0
+        if ctx.quota is not None:
+            ctx.quota.charge(chosen, cost_by_pool(options))
+        if ctx.quota is not None and ctx.quota.generation != generation:
+            # The team's quota moved: what it may place changed on every cluster, not only this one.
+            statuses = {c.name: runner.status(c) for c in clusters}
+            standings = {c.name: standing(ctx, c, spread) for c in clusters if statuses[c.name].fits}
+            heap = [entry.key() for entry in standings.values()]
+            heapq.heapify(heap)
+            continue
         statuses[chosen.name] = runner.status(chosen)
         if statuses[chosen.name].fits:
             standings[chosen.name] = standing(ctx, chosen, spread)

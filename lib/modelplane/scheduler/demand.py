@@ -7,7 +7,9 @@ filters it could not state for the reader (readiness, capacity) run here on the 
 Nothing of the other deployment's spec is compiled or evaluated, so a bad spec elsewhere cannot
 fail this call. The statement is checked against the fleet as the reader sees it: a cluster or
 pool kind it names that no pool has is ignored, and a cluster whose allowedNamespaces leaves the
-owner's namespace out is never used, whatever the statement says.
+owner's namespace out is never used, whatever the statement says, nor is one whose KAI rules do
+not let that namespace use the priority class stated (a hand-written statement cannot raise its
+own priority where its clusters refuse the class).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from modelplane.model import Cluster, Deployment, Engine, PlacedEngine, SpreadPolicy
+from modelplane.scheduler import kai
 from modelplane.scheduler.bind import BindOutcome, bind
 from modelplane.scheduler.engines import ClusterOptions, EngineOption, EngineSource
 from modelplane.scheduler.filters import Context, Filter, FilterRunner
@@ -93,6 +96,7 @@ def _usable(ctx: Context, cluster: Cluster) -> Status:
         and engines.listed(cluster)
         and all(engines.of(cluster))
         and admits_namespace(cluster, d.namespace, None) is not False
+        and (not d.priority_class_name or d.priority_class_name in kai.allowed_priority_classes(cluster, d.namespace))
     ):
         return FIT
     return Status(code=Code.UNRESOLVABLE, reason=REASON_NOT_STATED, detail=f"{cluster.name} is not usable")
@@ -123,6 +127,7 @@ class Demand:
             replicas=stated.replicas,
             engines=(),
             spread=SpreadPolicy.STRICT if stated.strict_spread else SpreadPolicy.PREFERRED,
+            priority_class_name=stated.priority_class or None,
         )
         # Shared by every ledger the demand is placed on: neither depends on capacity.
         self._packing = Packing(self.engines)

@@ -30,7 +30,7 @@ beyond a scan linear in the statements it reads, however many deployments are bl
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from modelplane.model import Cluster, ModelReplica
@@ -39,6 +39,7 @@ from modelplane.scheduler.demand import Demand
 from modelplane.scheduler.engines import cost_by_pool
 from modelplane.scheduler.filters import FilterRunner
 from modelplane.scheduler.ledger import Ledger
+from modelplane.scheduler.policy import FleetPolicy, Use
 from modelplane.scheduler.result import Move
 from modelplane.stated import StatedDemand, pool_kind
 
@@ -56,6 +57,7 @@ def find_moves(
     demands: Sequence[StatedDemand],
     *,
     caller: tuple[str, str] | None = None,
+    policy: FleetPolicy | None = None,
 ) -> tuple[Move, ...]:
     """The moves the fleet should make now, the same whichever deployment asks.
 
@@ -64,10 +66,19 @@ def find_moves(
     moves: nobody could place its successor). `caller`, the (namespace, name) asking, skips
     blocked demand that none of its Ready replicas could make room for and that is not its own:
     the moves that concern it stay the same, at a fraction of the work on a large fleet.
+
+    `policy` (quotas and priorities) serves blocked demand in its rank, and lets it evict where no
+    successor can be placed (policy.py: reclaim, preemption). Evictions make room for at most its
+    quota's `max_evictions` replicas of one blocked deployment at once: none while room is already
+    being freed for it (replicas being deleted would let it fit).
     """
+    policy = policy if policy is not None else FleetPolicy()
     live = [r for r in replicas if not r.deleting]
     count = Counter(_owner(r) for r in live)
-    blocked = sorted((d for d in demands if d.placeable() and d.replicas > count[d.key]), key=lambda d: d.key)
+    use = policy.usage(clusters, replicas)
+    kinds = policy.resource_kinds(clusters) if policy.active else {}
+    rank = ranking(policy, use, kinds)
+    blocked = sorted((d for d in demands if d.placeable() and d.replicas > count[d.key]), key=rank)
     if not blocked:
         return ()
     if caller is not None:
@@ -75,7 +86,8 @@ def find_moves(
         blocked = [d for d in blocked if d.key == caller or _touches(d, held)]
     if not blocked:
         return ()
-    fleet = _Fleet(clusters, replicas, demands)
+    fleet = _Fleet(clusters, replicas, demands, policy=policy, use=use, kinds=kinds)
+    freeing = _Freeing(clusters, live) if policy.active and len(live) < len(replicas) else None
     moves: list[Move] = []
     budget = MAX_TRIALS
     for demand in blocked[:MAX_BLOCKED]:
@@ -83,12 +95,17 @@ def find_moves(
         runner = trial.runner(fleet.ledger)
         if any(runner.status(c).fits for c in clusters):
             continue  # not blocked: it places itself on its next reconcile
+        if freeing is not None and freeing.lets_fit(trial, clusters):
+            continue  # room is being freed for it: nothing more leaves until it is placed
         missing = demand.replicas - count[demand.key]
+        fleet.evictions_left = _max_evictions(policy, demand)
         while missing > 0 and budget > 0:
             made, used = fleet.make_room(demand, fleet.candidates(demand, runner), budget)
             budget -= used
             if not made:
                 break
+            if any(m.evicted for m in made):
+                fleet.evictions_left -= 1
             moves.extend(made)
             missing -= 1
     return tuple(moves)
@@ -115,12 +132,54 @@ def _touches(demand: StatedDemand, held: Mapping[str, frozenset[str]]) -> bool:
     return any(demand.may_use(c) and not kinds.isdisjoint(k) for c, k in held.items())
 
 
+def ranking(policy: FleetPolicy, use: Use, kinds: Mapping[str, frozenset[str]]) -> Callable[[StatedDemand], Rank]:
+    """The order the fleet serves demand in (policy.py): within guarantee, priority, GPUs per replica, name."""
+
+    def rank(d: StatedDemand) -> Rank:
+        within = policy.active and policy.within_guarantee(d, use, kinds)
+        return (0 if within else 1, -policy.priority(d), -d.devices, d.namespace, d.name)
+
+    return rank
+
+
+Rank = tuple[int, int, int, str, str]
+
+
+def _max_evictions(policy: FleetPolicy, demand: StatedDemand) -> int:
+    quota = policy.quota_of(demand.namespace)
+    return 0 if quota is None else quota.max_evictions
+
+
+class _Freeing:
+    """The fleet without the replicas being deleted: whether blocked demand fits once they are gone."""
+
+    def __init__(self, clusters: Sequence[Cluster], live: Sequence[ModelReplica]) -> None:
+        self.ledger = Ledger(clusters)
+        for r in live:
+            self.ledger.charge_replica(r)
+
+    def lets_fit(self, trial: Demand, clusters: Sequence[Cluster]) -> bool:
+        runner = trial.runner(self.ledger)
+        return any(runner.status(c).fits for c in clusters)
+
+
 class _Fleet:
     """The trial fleet: everyone's observed replicas charged, moves applied as they are found."""
 
     def __init__(
-        self, clusters: Sequence[Cluster], replicas: Sequence[ModelReplica], demands: Sequence[StatedDemand]
+        self,
+        clusters: Sequence[Cluster],
+        replicas: Sequence[ModelReplica],
+        demands: Sequence[StatedDemand],
+        *,
+        policy: FleetPolicy,
+        use: Use,
+        kinds: Mapping[str, frozenset[str]],
     ) -> None:
+        self.policy = policy
+        self.use = use
+        self.kinds = kinds
+        self.evictions_left = 0  # replicas of the blocked deployment being served that evictions may make room for
         self.clusters = clusters
         self.by_cluster = {c.name: c for c in clusters}
         self.live = [r for r in replicas if not r.deleting]
@@ -136,17 +195,43 @@ class _Fleet:
         return self._trials.setdefault(demand.key, Demand(demand))
 
     def candidates(self, demand: StatedDemand, runner: FilterRunner) -> list[ModelReplica]:
-        """Ready replicas of other movable deployments on pools `demand` could use, smallest first."""
+        """Ready replicas of other deployments on pools `demand` could use: lowest priority, then smallest, first.
+
+        A replica is a candidate when its deployment is movable, or when `demand` may evict it.
+        """
         usable = self.trial(demand).usable(self.clusters, runner)
         return sorted(
             (
                 r
                 for r in self.live
                 if r.ready and _owner(r) != demand.key and r.name not in self.moving
-                if _owner(r) in self.by_key and self.by_key[_owner(r)].movable
+                if _owner(r) in self.by_key and (self.by_key[_owner(r)].movable or self._eviction(demand, r))
                 if any((r.cluster, p) in usable for p, n in r.node_cost_by_pool().items() if n)
             ),
-            key=lambda r: (sum(r.node_cost_by_pool().values()), r.namespace, r.deployment, r.cluster, r.index),
+            key=lambda r: (
+                self.policy.priority(self.by_key[_owner(r)]),
+                sum(r.node_cost_by_pool().values()),
+                r.namespace,
+                r.deployment,
+                r.cluster,
+                r.index,
+            ),
+        )
+
+    def _eviction(self, demand: StatedDemand, replica: ModelReplica) -> str | None:
+        """Why `demand` may take `replica`'s GPUs without a successor (policy.py), or None."""
+        if self.evictions_left <= 0 or not self.policy.active:
+            return None
+        cluster = self.by_cluster.get(replica.cluster)
+        if cluster is None:
+            return None
+        return self.policy.eviction(
+            demand,
+            self.by_key[_owner(replica)],
+            victim_cluster=cluster,
+            victim_charges=replica.charges_by_pool(),
+            use=self.use,
+            kinds=self.kinds,
         )
 
     def make_room(
@@ -175,7 +260,7 @@ class _Fleet:
                 if used >= budget:
                     break
                 used += 1
-                step = self._vacate(r)
+                step = self._vacate(r, demand)
                 if step is None:
                     continue
                 steps.append(step)
@@ -196,21 +281,37 @@ class _Fleet:
             self.ledger.charge(r.cluster, r.charges_by_pool())
         return fits
 
-    def _vacate(self, replica: ModelReplica) -> _Step | None:
-        """Place `replica`'s successor (when its deployment would otherwise run short), then free its nodes."""
+    def _vacate(self, replica: ModelReplica, demand: StatedDemand) -> _Step | None:
+        """Place `replica`'s successor (when its deployment would otherwise run short), then free its nodes.
+
+        Where no successor can be placed (or its deployment may not move), `demand` may still evict it
+        (policy.py); the eviction then counts against the blocked deployment's allowance.
+        """
         owner = self.by_key[_owner(replica)]
         staying = [r for r in self.live if _owner(r) == _owner(replica) and r.name not in self.moving]
         successor: Placement | None = None
+        evicted = ""
         if len(staying) + self.successors[_owner(replica)] <= owner.replicas:
             spread = Counter(r.cluster for r in staying if r.name != replica.name)
-            placed = self.trial(owner).place(self.ledger, self.clusters, spread).placements
-            if not placed:
+            placed = self.trial(owner).place(self.ledger, self.clusters, spread).placements if owner.movable else ()
+            if placed:
+                successor = placed[0]
+                self.successors[_owner(replica)] += 1
+            else:
+                evicted = self._eviction(demand, replica) or ""
+                if not evicted:
+                    return None
+        elif not owner.movable:
+            evicted = self._eviction(demand, replica) or ""
+            if not evicted:
                 return None
-            successor = placed[0]
-            self.successors[_owner(replica)] += 1
+        if evicted:
+            self.policy.release(
+                replica.namespace, self.by_cluster[replica.cluster], replica.charges_by_pool(), self.use
+            )
         self.ledger.charge(replica.cluster, replica.charges_by_pool(), sign=-1)
         self.moving.add(replica.name)
-        return _Step(replica=replica, successor=successor)
+        return _Step(replica=replica, successor=successor, evicted=evicted)
 
     def _restore(self, step: _Step) -> None:
         replica = step.replica
@@ -219,12 +320,15 @@ class _Fleet:
         if step.successor is not None:
             self.ledger.charge(step.successor.cluster.name, cost_by_pool(step.successor.options), sign=-1)
             self.successors[_owner(replica)] -= 1
+        if step.evicted:
+            cluster = self.by_cluster[replica.cluster]
+            self.policy.release(replica.namespace, cluster, replica.charges_by_pool(), self.use, sign=1)
 
     @staticmethod
     def _commit(step: _Step, demand: StatedDemand) -> Move:
         replica = step.replica
         pools = tuple(sorted(p for p, n in replica.node_cost_by_pool().items() if n))
-        return Move(replica=replica, demand=demand.subject, cluster=replica.cluster, pools=pools)
+        return Move(replica=replica, demand=demand.subject, cluster=replica.cluster, pools=pools, evicted=step.evicted)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -233,3 +337,4 @@ class _Step:
 
     replica: ModelReplica
     successor: Placement | None
+    evicted: str = ""  # policy.REASON_RECLAIMED or REASON_PREEMPTED: it leaves without a successor

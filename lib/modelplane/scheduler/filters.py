@@ -21,6 +21,7 @@ from modelplane.scheduler import kai
 from modelplane.scheduler.engines import EngineOption, EngineSource
 from modelplane.scheduler.fit import assign, shortfall
 from modelplane.scheduler.ledger import Ledger
+from modelplane.scheduler.limit import REASON_QUOTA_EXCEEDED, QuotaGate
 from modelplane.scheduler.packing import Packing, Penalty
 from modelplane.scheduler.result import FIT, NODE_CAPACITY, Code, Status
 from modelplane.scheduler.selectors import (
@@ -58,25 +59,46 @@ class Context:
         *,
         unreadable_replicas: Mapping[str, str] | None = None,
         packing: Packing | None = None,
+        quota: QuotaGate | None = None,
     ) -> None:
         self.deployment = deployment
         self.packing = packing
+        self.quota = quota  # the fleet quota's limit on new replicas (limit.py); None: no limit
         self.engines = engines
         self.ledger = ledger
         # cluster -> a ModelReplica on it that cannot be read: its free nodes are not known
         self.unreadable_replicas: Mapping[str, str] = unreadable_replicas or {}
-        self._fits: dict[str, tuple[int, tuple[EngineOption, ...] | None]] = {}
+        self._fits: dict[str, tuple[tuple[int, int], tuple[EngineOption, ...] | None]] = {}
         self._free: dict[str, tuple[int, int]] = {}
 
     def assignment(self, cluster: Cluster) -> tuple[EngineOption, ...] | None:
         """One pool per engine that fits the cluster's free nodes now, or None."""
-        version = self.ledger.version(cluster.name)
+        version = (self.ledger.version(cluster.name), self.quota.generation if self.quota is not None else 0)
         cached = self._fits.get(cluster.name)
         if cached is None or cached[0] != version:
             order = None if self.packing is None else self._order(cluster)
-            cached = (version, assign(self.engines.of(cluster), self.ledger.view(cluster.name), order))
+            options = self.engines.of(cluster)
+            if self.quota is not None:  # each engine's pools within the limit, then the whole replica
+                gate = self.quota
+                options = tuple(tuple(o for o in opts if gate.over(cluster, (o,)) is None) for opts in options)
+            found = assign(options, self.ledger.view(cluster.name), order)
+            if found is not None and self.quota is not None and self.quota.over(cluster, found) is not None:
+                found = None
+            cached = (version, found)
             self._fits[cluster.name] = cached
         return cached[1]
+
+    def over_quota(self, cluster: Cluster) -> str | None:
+        """Why the cluster has room but not within the fleet quota's limit (None when that is not why)."""
+        if self.quota is None:
+            return None
+        found = assign(self.engines.of(cluster), self.ledger.view(cluster.name))
+        return None if found is None else self.quota.over(cluster, found) or self._first_over(cluster)
+
+    def _first_over(self, cluster: Cluster) -> str | None:
+        gate = self.quota
+        assert gate is not None  # only called with a gate
+        return next((why for opts in self.engines.of(cluster) for o in opts if (why := gate.over(cluster, (o,)))), None)
 
     def _order(self, cluster: Cluster) -> Callable[[int, EngineOption], int]:
         packing = self.packing
@@ -182,6 +204,9 @@ def _replicas_readable(ctx: Context, cluster: Cluster) -> Status:
 def _enough_free_nodes(ctx: Context, cluster: Cluster) -> Status:
     if ctx.assignment(cluster) is not None:
         return FIT
+    over = ctx.over_quota(cluster)
+    if over is not None:
+        return Status(code=Code.UNSCHEDULABLE, reason=REASON_QUOTA_EXCEEDED, detail=over)
     detail = shortfall(ctx.deployment.engines, ctx.engines.of(cluster), ctx.ledger.view(cluster.name))
     return Status(code=Code.UNSCHEDULABLE, reason=REASON_NO_CAPACITY, detail=detail)
 

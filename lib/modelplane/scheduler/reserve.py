@@ -8,9 +8,10 @@ an exact optimum serves, while placing the largest replicas first serves about 0
 read: before placing its own replicas, a deployment reserves, on the scheduler's ledger, the
 replicas every deployment ranked ahead of it still lacks, placed by the same scores and bind as
 if that deployment were reconciling, over the pools that deployment stated it can use (demand.py;
-another tenant's spec is never evaluated here). Ranked ahead means more GPUs per replica, ties to
-the (namespace, name) that sorts first; every deployment ranks the same way, so the reconciles
-agree whatever their order.
+another tenant's spec is never evaluated here). Ranked ahead means, in turn: a team still within
+its fleet quota's guarantee, a higher priority, more GPUs per replica, the (namespace, name) that
+sorts first (scheduler/policy.py); every deployment ranks the same way, so the reconciles agree
+whatever their order.
 
 Room is held only where this deployment's own placements would cost a larger deployment a
 replica: when they leave every larger one as many replicas as it can place without them, nothing
@@ -32,17 +33,13 @@ from collections.abc import Callable, Mapping, Sequence
 from modelplane.model import Cluster, ModelReplica
 from modelplane.scheduler.bind import BindOutcome
 from modelplane.scheduler.demand import Demand
+from modelplane.scheduler.displace import Rank
 from modelplane.scheduler.ledger import Ledger
 from modelplane.scheduler.result import Reservation
 from modelplane.stated import StatedDemand
 
 MAX_RESERVED = 64
 MAX_RIVALS = 24  # larger deployments played out per call, most GPUs per replica first
-
-
-def rank(demand: StatedDemand) -> tuple[int, str, str]:
-    """The order the fleet serves demand in: most GPUs per replica first, then by name."""
-    return (-demand.devices, demand.namespace, demand.name)
 
 
 def lacking(demands: Sequence[StatedDemand], replicas: Sequence[ModelReplica]) -> dict[tuple[str, str], int]:
@@ -59,11 +56,13 @@ def hold_room(
     *,
     ledger: Ledger,
     place: Callable[[Ledger], BindOutcome],
+    rank: Callable[[StatedDemand], Rank],
 ) -> tuple[Reservation, ...]:
     """Charge to `ledger` the room larger deployments' missing replicas need, where `place` would take it.
 
     `me` is this deployment's own statement (its rank); `place` binds its own replicas on a ledger;
-    it is tried on a copy, so `ledger` changes only when room is held.
+    it is tried on a copy, so `ledger` changes only when room is held. `rank` orders the fleet's
+    demand (displace.ranking: guarantee, priority, size, name).
     """
     missing = lacking(demands, replicas)
     mine = rank(me)

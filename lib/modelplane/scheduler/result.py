@@ -17,6 +17,7 @@ from types import MappingProxyType
 
 from modelplane import names
 from modelplane.model import ModelReplica
+from modelplane.quota import QuotaStanding
 from modelplane.stated import StatedDemand
 
 NODE_CAPACITY = "NodeCapacity"  # the name of the one filter a freed node can satisfy
@@ -141,6 +142,8 @@ class Move:
     demand: str  # namespace/name of the deployment it makes room for
     cluster: str  # where the room is made
     pools: tuple[str, ...]  # the pools it leaves
+    # "Reclaimed" or "Preempted" (scheduler/policy.py): it leaves without a successor; "": it moves
+    evicted: str = ""
 
     @property
     def holder(self) -> str:
@@ -148,7 +151,8 @@ class Move:
         return f"{self.replica.namespace}/{self.replica.deployment}#{self.replica.index}"
 
     def text(self) -> str:
-        return f"{self.holder} moves off {self.cluster}/{','.join(self.pools)} to make room for {self.demand}"
+        verb = {"Reclaimed": "is reclaimed from", "Preempted": "is preempted on"}.get(self.evicted, "moves off")
+        return f"{self.holder} {verb} {self.cluster}/{','.join(self.pools)} to make room for {self.demand}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -161,3 +165,4 @@ class ScheduleResult:
     # the fleet's moves (displace.py) this deployment makes, or waits for to place its own replicas
     moves: tuple[Move, ...] = ()
     statement: StatedDemand | None = None  # this deployment's demand as others may read it (stated.py)
+    quota: tuple[QuotaStanding, ...] = ()  # its namespace's fleet quota, with this call's decisions

@@ -34,6 +34,9 @@ REASON_POOL_MISMATCH = "pool no longer satisfies nodeSelector"
 REASON_POOL_FULL = "pool cannot hold the grown replica"
 REASON_DUPLICATE = "duplicate replica index"
 REASON_MAKING_ROOM = "making room for another deployment"  # scheduler/displace.py
+REASON_RECLAIMED = "reclaimed for a team within its fleet quota guarantee"  # scheduler/policy.py
+REASON_PREEMPTED = "preempted by higher-priority demand"  # scheduler/policy.py
+EVICTED = frozenset({REASON_RECLAIMED, REASON_PREEMPTED})  # they leave without a successor
 
 _NO_EXECUTE = frozenset({TaintEffect.NO_EXECUTE})
 

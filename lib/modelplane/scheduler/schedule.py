@@ -11,22 +11,24 @@ InvalidNodeSelectorError: then nothing is decided, and every running replica sta
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Protocol
 
 from modelplane import names
 from modelplane.devices import DeviceMatcher
-from modelplane.model import Cluster, Deployment, ModelReplica
+from modelplane.model import Cluster, Deployment, ModelReplica, PoolCharge
 from modelplane.scheduler.arbitrate import left_over, yield_reason
 from modelplane.scheduler.bind import BindOutcome, bind
 from modelplane.scheduler.capacity import PoolCapacity, take_all
-from modelplane.scheduler.displace import find_moves
+from modelplane.scheduler.displace import Rank, find_moves, ranking
 from modelplane.scheduler.engines import EngineOptions, cost_by_pool
 from modelplane.scheduler.filters import Context, FilterRunner
 from modelplane.scheduler.ledger import Ledger
+from modelplane.scheduler.limit import QuotaGate
 from modelplane.scheduler.packing import Packing
+from modelplane.scheduler.policy import REASON_PREEMPTED, REASON_RECLAIMED, FleetPolicy
 from modelplane.scheduler.replicas import build_replica
 from modelplane.scheduler.reserve import hold_room
 from modelplane.scheduler.result import Diagnosis, RemovedReplica, ScheduleResult
@@ -43,6 +45,8 @@ from modelplane.scheduler.retain import (
     overlap,
     pinned_options,
 )
+from modelplane.scheduler.retain import REASON_PREEMPTED as RETAIN_PREEMPTED
+from modelplane.scheduler.retain import REASON_RECLAIMED as RETAIN_RECLAIMED
 from modelplane.scheduler.scale_down import scale_down
 from modelplane.scheduler.selectors import admits_namespace
 from modelplane.scheduler.state import state_demand
@@ -62,6 +66,7 @@ def schedule(
     stale: Collection[str] = (),
     new_count: NewCount | None = None,
     demands: Sequence[StatedDemand] | None = None,
+    policy: FleetPolicy | None = None,
 ) -> ScheduleResult:
     """Place `deployment`'s replicas on `clusters`, given every observed replica of the fleet.
 
@@ -87,7 +92,13 @@ def schedule(
     make-before-break, once a successor elsewhere is Ready. Not while a rollout of this deployment
     is under way (`stale`), nor while one of its replicas already has to leave. The result carries
     this deployment's own statement, for the others.
+
+    `policy`, the fleet's quotas and priorities (policy.py), ranks held room and moves, keeps new
+    replicas within the namespace's quota limit, and lets blocked demand of a team within its
+    guarantee, or of higher priority, evict replicas that cannot move (this deployment's own then
+    leave as Reclaimed or Preempted). Without one, every deployment ranks by size alone.
     """
+    policy = policy if policy is not None else FleetPolicy()
     matcher = matcher if matcher is not None else DeviceMatcher()
     unreadable = unreadable if unreadable is not None else Unreadable()
     fleet = sorted(clusters, key=lambda c: c.name)
@@ -128,11 +139,16 @@ def schedule(
         elif cluster is not None:
             kept.append(Kept(observed=r, cluster=cluster, options=verdict))
     check_placeable(deployment, fleet, lost_pool, engines, matcher)
-    moves = find_moves(fleet, observed, fleet_demand, caller=me_key) if fleet_demand else ()
+    moves = find_moves(fleet, observed, fleet_demand, caller=me_key, policy=policy) if fleet_demand else ()
     # One change at a time: not while a rollout is under way or a replica already has to leave.
     acting = not stale and not removed
     making_room = {k.observed.name for k in kept if acting and any(m.replica.name == k.observed.name for m in moves)}
-    removed.extend(_removed(k.observed, REASON_MAKING_ROOM) for k in kept if k.observed.name in making_room)
+    evicted = {m.replica.name: m.evicted for m in moves if m.evicted}
+    removed.extend(
+        _removed(k.observed, _EVICTED.get(evicted.get(k.observed.name, ""), REASON_MAKING_ROOM))
+        for k in kept
+        if k.observed.name in making_room
+    )
     kept = [k for k in kept if k.observed.name not in making_room]
     me = f"{deployment.namespace}/{deployment.name}"
     moves = tuple(m for m in moves if m.replica.name in making_room or m.demand == me)
@@ -185,8 +201,22 @@ def schedule(
         if r.name in own_names or (r.namespace == deployment.namespace and r.deployment == deployment.name):
             taken.setdefault(r.cluster, set()).add(r.index)
 
+    # The team's fleet quota as it stands without this deployment's new replicas (policy.py).
+    team_use = policy.usage(fleet, charged)
+    for k in kept:
+        policy.release(deployment.namespace, k.cluster, _charges(k), team_use, sign=1)
+    limited = policy.active and policy.quota_of(deployment.namespace) is not None
+
     def place(on: Ledger) -> BindOutcome:
-        ctx = Context(deployment, engines, on, unreadable_replicas=unreadable.replicas_on, packing=Packing(engines))
+        gate = QuotaGate(policy, deployment.namespace, Counter(team_use)) if limited else None
+        ctx = Context(
+            deployment,
+            engines,
+            on,
+            unreadable_replicas=unreadable.replicas_on,
+            packing=Packing(engines),
+            quota=gate,
+        )
         return bind(
             ctx,
             FilterRunner(ctx),
@@ -197,7 +227,9 @@ def schedule(
         )
 
     reserved = (
-        hold_room(stated, fleet, observed, fleet_demand, ledger=ledger, place=place)
+        hold_room(
+            stated, fleet, observed, fleet_demand, ledger=ledger, place=place, rank=_ranking(policy, fleet, observed)
+        )
         if fleet_demand and count > 0
         else ()
     )
@@ -214,6 +246,8 @@ def schedule(
         for p in outcome.placements
     ]
     desired = sorted([*retained, *created], key=lambda r: (r.cluster, r.index))
+    for p in outcome.placements:
+        policy.release(deployment.namespace, p.cluster, cost_by_pool(p.options), team_use, sign=1)
     statuses = {**outcome.statuses, **unreadable.statuses(frozenset(by_name))}
     return ScheduleResult(
         replicas=tuple(desired),
@@ -231,6 +265,7 @@ def schedule(
         held=frozenset(k.observed.name for k in kept if k.held),
         moves=moves,
         statement=stated,
+        quota=policy.standing(deployment.namespace, team_use),
     )
 
 
@@ -322,6 +357,21 @@ def _retained(deployment: Deployment, k: Kept) -> ModelReplica:
         options=k.options,
         ready=k.observed.ready,
     )
+
+
+_EVICTED = {REASON_RECLAIMED: RETAIN_RECLAIMED, REASON_PREEMPTED: RETAIN_PREEMPTED}
+
+
+def _ranking(
+    policy: FleetPolicy, fleet: Sequence[Cluster], observed: Sequence[ModelReplica]
+) -> Callable[[StatedDemand], Rank]:
+    kinds = policy.resource_kinds(fleet) if policy.active else {}
+    return ranking(policy, policy.usage(fleet, observed), kinds)
+
+
+def _charges(k: Kept) -> Mapping[str, PoolCharge]:
+    """What a kept replica holds for its quota: as observed when held, else at its new cost."""
+    return k.observed.charges_by_pool() if k.held else cost_by_pool(k.options)
 
 
 def _removed(replica: ModelReplica, reason: str) -> RemovedReplica:

@@ -84,6 +84,7 @@ def state_demand(deployment: Deployment, clusters: Sequence[Cluster], engines: E
             for engine, by_kind in zip(deployment.engines, kinds, strict=True)
         ),
         truncated=truncated or any(len(by_kind) > MAX_KINDS for by_kind in kinds),
+        priority_class=deployment.priority_class_name or "",
     )
 
 

@@ -1,0 +1,37 @@
+"""The fleet quota's limit on one deployment's new replicas (scheduler/policy.py).
+
+Placing a replica on one cluster changes what the deployment's team may still place on every
+other: so the gate has a generation that moves on each charge, pool assignments are memoised
+against it (filters.Context), and bind re-filters every cluster after a placement that charged
+the quota.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from modelplane.model import Cluster, PoolCharge
+from modelplane.scheduler.engines import EngineOption, cost_by_pool
+from modelplane.scheduler.policy import FleetPolicy, Use
+
+REASON_QUOTA_EXCEEDED = "would take the namespace's fleet quota past its limit"
+
+
+class QuotaGate:
+    """What the deployment's namespace may still place, under its FleetQuota's limits."""
+
+    def __init__(self, policy: FleetPolicy, namespace: str, use: Use) -> None:
+        self.policy = policy
+        self.namespace = namespace
+        self.use = use
+        self.generation = 0
+
+    def over(self, cluster: Cluster, options: Iterable[EngineOption]) -> str | None:
+        """Why these engine options on `cluster` would pass the limit (None when they would not)."""
+        return self.policy.over_limit(self.namespace, cluster, cost_by_pool(tuple(options)), self.use)
+
+    def charge(self, cluster: Cluster, charges: Mapping[str, PoolCharge]) -> None:
+        before = sum(self.use.values())
+        self.policy.release(self.namespace, cluster, charges, self.use, sign=1)
+        if sum(self.use.values()) != before:
+            self.generation += 1
