@@ -18,6 +18,7 @@ KIND_DEPLOYMENT = "ModelDeployment"
 KIND_REPLICA = "ModelReplica"
 KIND_CLUSTER = "InferenceCluster"
 KIND_DEMAND = "ModelDemand"  # what a ModelDeployment states of its demand for the others (stated.py)
+KIND_QUOTA = "FleetQuota"  # the platform's fleet-wide GPU quota for the namespaces it selects (quota.py)
 
 LABEL_DEPLOYMENT = "modelplane.ai/deployment"
 LABEL_CLUSTER = "modelplane.ai/cluster"
@@ -51,6 +52,8 @@ CONDITION_REPLICA_READY = "ReplicaReady"
 # Conditions on the ModelDemand.
 CONDITION_DEMAND_STATED = "DemandStated"
 REASON_STATED = "Stated"
+CONDITION_QUOTA_ACCEPTED = "QuotaAccepted"  # a FleetQuota every deployment can read
+REASON_ACCEPTED = "Accepted"
 # Conditions on the InferenceCluster.
 CONDITION_POOLS_PUBLISHED = "GPUPoolsPublished"
 # On every kind: Modelplane fields set that have no effect here (modelplane.api.compat).

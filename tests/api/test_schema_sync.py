@@ -12,6 +12,7 @@ import yaml
 from modelplane.api.cluster import ClusterSpec, PublishedPool
 from modelplane.api.demand import DemandSpec
 from modelplane.api.deployment import DeploymentSpec
+from modelplane.api.quota import QuotaSpec
 from modelplane.api.replica import ReplicaSpec
 from pydantic import BaseModel
 
@@ -64,6 +65,7 @@ CASES = [
     Case("ModelReplica spec matches ReplicaSpec", "modelreplica", ("spec",), ReplicaSpec),
     Case("InferenceCluster spec matches ClusterSpec", "inferencecluster", ("spec",), ClusterSpec),
     Case("ModelDemand spec matches DemandSpec", "modeldemand", ("spec",), DemandSpec),
+    Case("FleetQuota spec matches QuotaSpec", "fleetquota", ("spec",), QuotaSpec),
     Case(
         "InferenceCluster gpuPools items match PublishedPool", "inferencecluster", ("status", "gpuPools"), PublishedPool
     ),

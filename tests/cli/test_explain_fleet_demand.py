@@ -35,7 +35,7 @@ def _explain(tmp_path: Path, fleet: list[dict[str, Any]], observed: Sequence[dic
 def test_explain_names_the_room_held_for_a_larger_deployment(tmp_path: Path) -> None:
     text = _explain(tmp_path, [cluster("a", nodes=1), cluster("b", nodes=1, product="A100")])
     held = (
-        "Room held first for the missing replicas of deployments with more GPUs per replica: team-a/big (1). "
+        "Room held first for the missing replicas of deployments ranked ahead (fleet quota guarantee, priority, GPUs per replica): team-a/big (1). "
         "The scores below are over what they leave."
     )
     placed = [line.split()[:2] for line in text.splitlines() if line.startswith("  small-")]

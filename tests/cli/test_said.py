@@ -207,7 +207,7 @@ SAID = [
         command=_render,
         want_code=1,
         want_stderr="Error: expected one Composition for modelplane.ai/v1alpha1 ModelDeploymnt, found 0: "
-        "Compositions here are for modelplane.ai/v1alpha1 InferenceCluster, modelplane.ai/v1alpha1 "
+        "Compositions here are for modelplane.ai/v1alpha1 FleetQuota, modelplane.ai/v1alpha1 InferenceCluster, modelplane.ai/v1alpha1 "
         "ModelDemand, modelplane.ai/v1alpha1 ModelDeployment, modelplane.ai/v1alpha1 ModelReplica\n",
     ),
     Said(

@@ -41,15 +41,16 @@ CASES = [
         fleet=[CLUSTERS[0], {**CLUSTERS[1], "kind": "InferenceClusters"}],
         want=[
             "{f}: InferenceClusters eu-west-1 was left out: the function reads no kind 'InferenceClusters' (did you "
-            "mean InferenceCluster?), only InferenceCluster, ModelDemand, ModelDeployment, ModelReplica, Namespace"
+            "mean InferenceCluster?), only FleetQuota, InferenceCluster, ModelDemand, ModelDeployment, ModelReplica, "
+            "Namespace, PriorityClass"
         ],
     ),
     Case(
         name="a kind nothing resembles lists the kinds read",
         fleet=[*CLUSTERS, _ns("creds", kind="Secret")],
         want=[
-            "{f}: Secret creds was left out: the function reads no kind 'Secret', only InferenceCluster, "
-            "ModelDemand, ModelDeployment, ModelReplica, Namespace"
+            "{f}: Secret creds was left out: the function reads no kind 'Secret', only FleetQuota, InferenceCluster, "
+            "ModelDemand, ModelDeployment, ModelReplica, Namespace, PriorityClass"
         ],
     ),
     Case(

@@ -287,7 +287,7 @@ CASES = [
         (),
         (),
         "Scheduled 0 of 1 replicas; 0/1 clusters are available for the rest: 1 had no pool with enough free "
-        "nodes. Room is held first for the missing replicas of deployments with more GPUs per replica: "
+        "nodes. Room is held first for the missing replicas of deployments ranked ahead (fleet quota guarantee, priority, GPUs per replica): "
         "1 replica of 1 deployment in other namespaces.",
         fleet=[cluster("a", nodes=1)],
     ),
@@ -298,7 +298,7 @@ CASES = [
         (),
         (),
         "Scheduled 0 of 1 replicas; 0/1 clusters are available for the rest: 1 had no pool with enough free "
-        "nodes. Room is held first for the missing replicas of deployments with more GPUs per replica: big (1).",
+        "nodes. Room is held first for the missing replicas of deployments ranked ahead (fleet quota guarantee, priority, GPUs per replica): big (1).",
         fleet=[cluster("a", nodes=1)],
     ),
     Case(

@@ -280,5 +280,5 @@ def test_modelplane_render_cli_prints_the_stream_and_fails_cleanly(tmp_path: Pat
         1,
         "",
         f"Error: expected one Composition for {API} Unknown, found 0: Compositions here are for {API} "
-        f"InferenceCluster, {API} ModelDemand, {API} ModelDeployment, {API} ModelReplica\n",
+        f"FleetQuota, {API} InferenceCluster, {API} ModelDemand, {API} ModelDeployment, {API} ModelReplica\n",
     )

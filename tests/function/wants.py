@@ -24,6 +24,8 @@ MD_REQUIREMENTS = {
         "clusters": {"api_version": API, "kind": "InferenceCluster"},
         "replicas": {"api_version": API, "kind": "ModelReplica"},
         "demands": {"api_version": API, "kind": "ModelDemand"},
+        "quotas": {"api_version": API, "kind": "FleetQuota"},
+        "priorityclasses": {"api_version": "scheduling.k8s.io/v1", "kind": "PriorityClass"},
         "namespace": {"api_version": "v1", "kind": "Namespace", "match_name": "team-a"},
     }
 }

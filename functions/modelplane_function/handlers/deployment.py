@@ -28,6 +28,7 @@ from modelplane.model import Cluster, Deployment, ModelReplica
 from modelplane.rollout.reconcile import Reconciled, reconcile
 from modelplane.scheduler import ScheduleResult, schedule
 from modelplane.scheduler.filters import REASON_KAI_NOT_ALLOWED
+from modelplane.scheduler.policy import FleetPolicy
 from modelplane.scheduler.selectors import selector_matches
 from modelplane.scheduler.unreadable import Unreadable
 from modelplane.stated import StatedDemand, withdrawn
@@ -54,6 +55,7 @@ class Inputs:
     unreadable: Unreadable = field(default_factory=Unreadable)
     composed: frozenset[str] = frozenset()  # names of the ModelReplicas the XR composes
     demands: tuple[StatedDemand, ...] | None = None  # other deployments' statements; None = not read
+    policy: FleetPolicy | None = None  # the platform's quotas and priorities
 
 
 def schedule_inputs(inputs: Inputs, *, matcher: DeviceMatcher | None = None) -> ScheduleResult:
@@ -66,6 +68,7 @@ def schedule_inputs(inputs: Inputs, *, matcher: DeviceMatcher | None = None) -> 
         unreadable=inputs.unreadable,
         composed=inputs.composed,
         demands=inputs.demands,
+        policy=inputs.policy,
     )
 
 
@@ -83,6 +86,7 @@ def reconcile_inputs(
         unreadable=inputs.unreadable,
         composed=inputs.composed,
         demands=inputs.demands,
+        policy=inputs.policy,
     )
 
 
@@ -176,6 +180,7 @@ def gather(req: fnv1.RunFunctionRequest, xr: Mapping[str, Any], own: Mapping[str
         unreadable=Unreadable(clusters=invalid, replicas_on=unreadable_on),
         composed=frozenset(r.name for r in owned),
         demands=requirements.demands(req, deployment),
+        policy=requirements.policy(req, deployment, DeviceMatcher(results=SELECTOR_RESULTS)),
     )
 
 
@@ -306,7 +311,8 @@ def _reserved_note(result: ScheduleResult, namespace: str) -> str:
         replicas = sum(r.replicas for r in elsewhere)
         parts.append(f"{_count(replicas, 'replica')} of {_count(len(elsewhere), 'deployment')} in other namespaces")
     return (
-        f" Room is held first for the missing replicas of deployments with more GPUs per replica: {', '.join(parts)}."
+        " Room is held first for the missing replicas of deployments ranked ahead "
+        f"(fleet quota guarantee, priority, GPUs per replica): {', '.join(parts)}."
     )
 
 
@@ -363,7 +369,11 @@ def _compose(
     state(rsp, result.statement or withdrawn(inputs.deployment.namespace, inputs.deployment.name))
     ready = sum(r.ready for r in composed)
     status = api.deployment_status(
-        composed, result.diagnosis, revision=rolled.revision, unavailable=rolled.updated - rolled.surged
+        composed,
+        result.diagnosis,
+        revision=rolled.revision,
+        unavailable=rolled.updated - rolled.surged,
+        quota=result.quota,
     )
     rsp.desired.composite.resource.MergeFrom(to_struct({"status": status}))
     set_ready(rsp, ready=ready, desired=inputs.deployment.replicas)
@@ -401,7 +411,21 @@ def _move_events(rsp: fnv1.RunFunctionResponse, deployment: Deployment, result: 
     """
     ns = deployment.namespace
     me = f"{ns}/{deployment.name}"
-    making = [m for m in result.moves if (m.replica.namespace, m.replica.deployment) == (ns, deployment.name)]
+    mine = [m for m in result.moves if (m.replica.namespace, m.replica.deployment) == (ns, deployment.name)]
+    for m in (m for m in mine if m.evicted):
+        why = (
+            "its GPUs go back to a team within its fleet quota guarantee"
+            if m.evicted == names.REASON_RECLAIMED
+            else "demand of higher priority fits nowhere else"
+        )
+        whom = m.demand.split("/", 1)[1] if _ours(m.demand, ns) else "a deployment of another namespace"
+        nodes = _count(sum(m.replica.node_cost_by_pool().values()), "node")
+        message = (
+            f"{m.evicted} {m.replica.name}, holding {nodes} of {m.cluster}/{','.join(m.pools)}, for {whom}: "
+            f"{why}. It leaves now, without a successor."
+        )
+        event(rsp, warning=True, reason=m.evicted, message=message)
+    making = [m for m in mine if not m.evicted]
     if making:
         what = "; ".join(
             f"{m.replica.name} off {m.cluster}/{','.join(m.pools)} for "

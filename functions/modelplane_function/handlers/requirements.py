@@ -15,8 +15,11 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf import struct_pb2
 from modelplane import api, names
 from modelplane.api.replica import ready_at
+from modelplane.devices import DeviceMatcher
 from modelplane.errors import SpecError
 from modelplane.model import Cluster, Deployment, ModelReplica
+from modelplane.quota import FleetQuota
+from modelplane.scheduler.policy import FleetPolicy
 from modelplane.stated import StatedDemand
 
 from modelplane_function.handlers import bounds
@@ -30,6 +33,8 @@ CLUSTERS = "clusters"
 REPLICAS = "replicas"
 NAMESPACE = "namespace"
 DEMANDS = "demands"
+QUOTAS = "quotas"
+PRIORITY_CLASSES = "priorityclasses"
 # A statement the owner's reconcile writes stays far below this (scheduler/state.py bounds it); a
 # larger object is not one it wrote and is left out before it costs a parse.
 MAX_DEMAND_BYTES = 256 * 2**10
@@ -57,6 +62,10 @@ def declare(rsp: fnv1.RunFunctionResponse, xr: Mapping[str, Any]) -> tuple[str, 
     # deployments themselves, whose specs are their tenants' business and may be large or broken. Not
     # in `declared`: without an answer the deployment schedules as before, it does not wait.
     response.require_resources(rsp, DEMANDS, names.API_VERSION, names.KIND_DEMAND)
+    # The platform's quotas and priority values (modelplane.quota); without answers every deployment
+    # ranks by size alone, as with none. Not in `declared` either.
+    response.require_resources(rsp, QUOTAS, names.API_VERSION, names.KIND_QUOTA)
+    response.require_resources(rsp, PRIORITY_CLASSES, "scheduling.k8s.io/v1", "PriorityClass")
     if _namespace(xr):
         # The deployment's Namespace, for its labels (InferenceCluster allowedNamespaceSelector).
         response.require_resources(rsp, NAMESPACE, "v1", "Namespace", match_name=_namespace(xr))
@@ -146,6 +155,28 @@ def demands(req: fnv1.RunFunctionRequest, own: Deployment) -> tuple[StatedDemand
         if d.key != (own.namespace, own.name) and names.label_value_problem(d.name) is None:
             out.setdefault(d.key, d)
     return tuple(out[k] for k in sorted(out))
+
+
+def policy(req: fnv1.RunFunctionRequest, own: Deployment, matcher: DeviceMatcher) -> FleetPolicy:
+    """The fleet's quotas and priorities as the platform set them.
+
+    A FleetQuota that cannot be read is left out (its own reconcile reports it: QuotaAccepted);
+    the deployment's own namespace is matched by its labels, every other by the names the quota
+    lists or published (status.namespaces).
+    """
+    quotas: list[FleetQuota] = []
+    for obj in items(req, QUOTAS):
+        try:
+            quotas.append(api.parse_quota(obj))
+        except SpecError:
+            continue
+    labels = {own.namespace: own.namespace_labels} if own.namespace_labels is not None else {}
+    return FleetPolicy(
+        quotas=quotas,
+        priorities=api.priority_classes(items(req, PRIORITY_CLASSES)),
+        namespace_labels=labels,
+        matcher=matcher,
+    )
 
 
 def structs(req: fnv1.RunFunctionRequest, name: str) -> list[struct_pb2.Struct]:

@@ -24,7 +24,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf.message import DecodeError
 from modelplane import names
 
-from modelplane_function.handlers import cluster, demand, deployment, limits, replica
+from modelplane_function.handlers import cluster, demand, deployment, limits, quota, replica
 from modelplane_function.server import peek
 from modelplane_function.server.workers import (
     DEFAULT_DEADLINE_SECONDS,
@@ -38,6 +38,7 @@ _HANDLERS = {
     names.KIND_REPLICA: replica.handle,
     names.KIND_CLUSTER: cluster.handle,
     names.KIND_DEMAND: demand.handle,
+    names.KIND_QUOTA: quota.handle,
 }
 
 

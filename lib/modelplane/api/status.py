@@ -7,7 +7,8 @@ sorted by (cluster, index), and `unplaced
 replicas are unplaced: `reason` is the cluster's first failing filter (the one the summary
 counts), `also` the filters after it that failed too. Bounded so a large fleet cannot bloat the
 object: MAX_UNPLACED_CLUSTERS entries (sorted by cluster), at most one `also` per filter, details
-cut at MAX_DETAIL characters.
+cut at MAX_DETAIL characters. `quota {name, gpus[] {name, guaranteed, used, borrowed, limit}}`:
+the namespace's FleetQuota with this reconcile's decisions, when one selects it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from modelplane import model as m
+from modelplane.quota import QuotaStanding
 from modelplane.scheduler.result import Diagnosis, Status
 
 MAX_UNPLACED_CLUSTERS = 20  # the summary still counts every cluster
@@ -39,11 +41,13 @@ def deployment_status(
     *,
     revision: str | None = None,
     unavailable: Collection[str] = (),
+    quota: Sequence[QuotaStanding] = (),
 ) -> dict[str, Any]:
     """`status` of a ModelDeployment for the given desired replicas (their `ready` as observed).
 
     With the deployment's `revision`: how many replicas render it (`updated`), how many are Ready and
     not among the `unavailable` this reconcile takes down (`available`), and each replica's revision.
+    With `quota`, its namespace's FleetQuota as it stands after this reconcile's decisions.
     """
     ordered = sorted(replicas, key=lambda r: (r.cluster, r.index))
     counts: dict[str, int] = {"total": len(ordered), "ready": sum(r.ready for r in ordered)}
@@ -73,5 +77,19 @@ def deployment_status(
             "count": diagnosis.unplaced,
             "summary": diagnosis.summary(),
             "clusters": [_rejection(c, s) for c, s in rejected[:MAX_UNPLACED_CLUSTERS]],
+        }
+    if quota:
+        status["quota"] = {
+            "name": quota[0].quota,
+            "gpus": [
+                {
+                    "name": q.resource,
+                    "guaranteed": q.guaranteed,
+                    "used": q.used,
+                    "borrowed": q.borrowed,
+                    **({"limit": q.limit} if q.limit is not None else {}),
+                }
+                for q in quota
+            ],
         }
     return status

@@ -13,8 +13,9 @@ from collections.abc import Iterable, Mapping
 from modelplane.model import Cluster, PoolCharge
 from modelplane.scheduler.engines import EngineOption, cost_by_pool
 from modelplane.scheduler.policy import FleetPolicy, Use
+from modelplane.scheduler.result import REASON_QUOTA_EXCEEDED
 
-REASON_QUOTA_EXCEEDED = "would take the namespace's fleet quota past its limit"
+__all__ = ["REASON_QUOTA_EXCEEDED", "QuotaGate"]
 
 
 class QuotaGate:

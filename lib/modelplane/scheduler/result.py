@@ -20,6 +20,9 @@ from modelplane.model import ModelReplica
 from modelplane.quota import QuotaStanding
 from modelplane.stated import StatedDemand
 
+# The capacity filter's reason when room exists but not within the namespace's FleetQuota limit (limit.py)
+REASON_QUOTA_EXCEEDED = "would take the namespace's fleet quota past its limit"
+
 NODE_CAPACITY = "NodeCapacity"  # the name of the one filter a freed node can satisfy
 
 
@@ -122,14 +125,18 @@ class Diagnosis:
         """The ReplicasScheduled reason: Scheduled, or why replicas are unplaced, true to the causes.
 
         InsufficientCapacity only when some cluster failed on free nodes alone (free nodes would
-        place the replica there); otherwise every cluster was turned down for what it is (not
+        place the replica there), QuotaExceeded when every such cluster had the room but the
+        namespace's FleetQuota limit did not; otherwise every cluster was turned down for what it is (not
         Ready, not admitting, not selected, tainted, lacking the devices): NoSuitableCluster.
         """
         if self.unplaced == 0:
             return names.REASON_SCALED_TO_ZERO if self.desired == 0 else names.REASON_SCHEDULED
         if self.total_clusters == 0:
             return names.REASON_NO_CLUSTERS
-        if any(s.filter == NODE_CAPACITY for s in self.statuses.values() if not s.fits):
+        failed = [s for s in self.statuses.values() if not s.fits and s.filter == NODE_CAPACITY]
+        if failed and all(s.reason == REASON_QUOTA_EXCEEDED for s in failed):
+            return names.REASON_QUOTA_EXCEEDED  # room exists, but not within the team's fleet quota
+        if failed:
             return names.REASON_INSUFFICIENT_CAPACITY
         return names.REASON_NO_SUITABLE_CLUSTER
 

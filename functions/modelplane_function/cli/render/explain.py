@@ -70,12 +70,14 @@ def lines(rolled: Reconciled) -> list[str]:
         )
     out.append(f"Rollout: {rolled.progress.reason}: {rolled.progress.message}")
     for move in result.moves:
-        out.append(f"Move: {move.text()}; it leaves once its successor is Ready.")
+        then = "it leaves now, without a successor" if move.evicted else "it leaves once its successor is Ready"
+        out.append(f"Move: {move.text()}; {then}.")
     out.append(f"Diagnosis: {d.summary()}")
     if d.reserved:
         held = ", ".join(f"{r.deployment} ({r.replicas})" for r in d.reserved)
         out.append(
-            f"Room held first for the missing replicas of deployments with more GPUs per replica: {held}. "
+            "Room held first for the missing replicas of deployments ranked ahead "
+            f"(fleet quota guarantee, priority, GPUs per replica): {held}. "
             "The scores below are over what they leave."
         )
     rejected = sorted(((c, s) for c, s in d.statuses.items() if not s.fits), key=lambda cs: cs[0])

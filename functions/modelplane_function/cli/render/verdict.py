@@ -26,8 +26,10 @@ _OUTCOME_CONDITION = {
     names.KIND_CLUSTER: names.CONDITION_POOLS_PUBLISHED,
 }
 # ReplicasScheduled reasons that mean "valid input, but not every replica has a place": no free
-# nodes, or no cluster suitable (taints, devices, selector) for the rest.
-PARTIAL_REASONS = frozenset({names.REASON_INSUFFICIENT_CAPACITY, names.REASON_NO_SUITABLE_CLUSTER})
+# nodes, no cluster suitable (taints, devices, selector) for the rest, or room only past the fleet quota.
+PARTIAL_REASONS = frozenset(
+    {names.REASON_INSUFFICIENT_CAPACITY, names.REASON_NO_SUITABLE_CLUSTER, names.REASON_QUOTA_EXCEEDED}
+)
 
 
 class Exit(IntEnum):
