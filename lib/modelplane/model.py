@@ -47,6 +47,13 @@ class PoolPacking(StrEnum):
     DEVICES = "Devices"  # pods of several replicas share a node where its devices fit
 
 
+class Stack(StrEnum):
+    """The serving stack a cluster runs (Modelplane's InferenceCluster.spec.stack)."""
+
+    STANDARD = "Standard"  # KServe: multi-node engines as LeaderWorkerSets
+    DYNAMO = "Dynamo"  # Grove with KAI: multi-node engines as PodCliqueSets
+
+
 class TaintEffect(StrEnum):
     NO_SCHEDULE = "NoSchedule"
     NO_EXECUTE = "NoExecute"
@@ -284,6 +291,7 @@ class Cluster:
     topology_preferred_level: str | None = None
     pools: tuple[NodePool, ...] = ()
     kserve_version: str | None = None  # one of KSERVE_VERSIONS; None = the newest
+    stack: Stack = Stack.STANDARD
 
 
 # --- placements and replicas ------------------------------------------------------------

@@ -10,7 +10,8 @@ A ModelReplica is a decision any writer could forge, so the handler checks it ag
 InferenceCluster it names before anything reaches that cluster: the cluster must admit the
 replica's namespace (as the scheduler decides admission), let that namespace use the replica's KAI
 queue and priority class (`scheduler.kai`), and the replica must go through the cluster's own
-ProviderConfig into its own workload namespace. A replica its cluster does not admit
+ProviderConfig into its own workload namespace. A multi-node engine on a cluster whose stack runs
+it otherwise (`scheduler.stack`) cannot be rendered (CannotRender). A replica its cluster does not admit
 composes nothing (its Objects are removed) and says so in ReplicaRendered, which every
 deployment's ledger reads: such a replica holds no capacity.
 
@@ -29,8 +30,8 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane import api, names
 from modelplane.errors import SpecError
 from modelplane.model import Cluster, ModelReplica
-from modelplane.render import render_notes, render_replica
-from modelplane.scheduler import kai
+from modelplane.render import RenderError, render_notes, render_replica
+from modelplane.scheduler import kai, stack
 from modelplane.scheduler.selectors import admits_namespace
 
 from modelplane_function.handlers import bounds, claims, failures, notes, requirements
@@ -146,6 +147,10 @@ def _checked(req: fnv1.RunFunctionRequest, replica: ModelReplica) -> ModelReplic
             f"({cluster.provider_config_name!r}, {cluster.workload_namespace!r})"
         )
         raise SpecError(msg)
+    unsupported = stack.refusal(cluster, replica.engines)
+    if unsupported is not None:
+        msg = f"{unsupported}: nothing new is rendered, the objects already composed are kept"
+        raise RenderError(msg)
     return replica
 
 

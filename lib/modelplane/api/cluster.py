@@ -263,6 +263,7 @@ class ClusterSpec(Wire):
     workload_namespace: str = Field(default="modelplane-workloads", min_length=1, max_length=63, pattern=DNS_LABEL)
     kai: Kai | None = None
     kserve: KServe | None = None
+    stack: Literal["Standard", "Dynamo"] = "Standard"
     node_pools: tuple[NodePool, ...] | None = Field(default=None, max_length=16)
     crossplane: dict[str, Any] | None = None  # Crossplane's own machinery on observed XRs
 
@@ -335,4 +336,5 @@ def parse_cluster(obj: Mapping[str, Any], *, devices: MutableMapping[str, Any] |
         topology_preferred_level=kai.preferred_topology_level,
         pools=tuple(p.to_domain() for p in sorted(pools or (), key=lambda p: p.name)),
         kserve_version=spec.kserve.version if spec.kserve else None,
+        stack=m.Stack(spec.stack),
     )

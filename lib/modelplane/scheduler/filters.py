@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from modelplane.model import Cluster, Deployment, TaintEffect
-from modelplane.scheduler import kai
+from modelplane.scheduler import kai, stack
 from modelplane.scheduler.engines import EngineOption, EngineSource
 from modelplane.scheduler.fit import assign, shortfall
 from modelplane.scheduler.ledger import Ledger
@@ -37,6 +37,7 @@ REASON_NAMESPACE_NOT_ADMITTED = "did not admit the namespace"
 REASON_KAI_NOT_ALLOWED = "did not let the namespace use its queue or priority class"
 REASON_SELECTOR_MISMATCH = "did not match clusterSelector"
 REASON_UNTOLERATED_TAINTS = "had untolerated taints"
+REASON_STACK_NOT_RENDERED = "had stack Dynamo, whose multi-node engines are not rendered here"
 REASON_NO_MATCHING_POOL = "had no pool matching an engine's devices"
 REASON_NO_CAPACITY = "had no pool with enough free nodes"
 REASON_UNREADABLE_REPLICA = "held a ModelReplica that cannot be read"
@@ -183,6 +184,13 @@ def _taints_tolerated(ctx: Context, cluster: Cluster) -> Status:
     return Status(code=Code.UNRESOLVABLE, reason=REASON_UNTOLERATED_TAINTS, detail=f"untolerated {taints}")
 
 
+def _stack_supported(ctx: Context, cluster: Cluster) -> Status:
+    problem = stack.refusal(cluster, ctx.deployment.engines)
+    if problem is None:
+        return FIT
+    return Status(code=Code.UNRESOLVABLE, reason=REASON_STACK_NOT_RENDERED, detail=problem)
+
+
 def _pools_match_devices(ctx: Context, cluster: Cluster) -> Status:
     for index, (engine, opts) in enumerate(zip(ctx.deployment.engines, ctx.engines.of(cluster), strict=True)):
         if not opts:
@@ -219,6 +227,7 @@ FILTERS: tuple[Filter, ...] = (
     Filter(name="TaintToleration", check=_taints_tolerated),
     # after the selector and taints: a cluster the deployment would never use need not say what queues it allows
     Filter(name="KaiAllowed", check=_kai_allowed),
+    Filter(name="StackSupported", check=_stack_supported),
     Filter(name="DeviceMatch", check=_pools_match_devices),
     Filter(name="ReplicasReadable", check=_replicas_readable),
     Filter(name=NODE_CAPACITY, check=_enough_free_nodes, uses_ledger=True, needs="DeviceMatch"),

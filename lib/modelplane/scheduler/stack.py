@@ -1,0 +1,55 @@
+"""What a cluster's serving stack lets this function render (Modelplane's InferenceCluster.spec.stack).
+
+On a `Standard` cluster KServe runs every engine: a single-node one as a Deployment, a multi-node
+one (a Leader and Workers) as a LeaderWorkerSet. A `Dynamo` cluster runs multi-node engines as
+Grove PodCliqueSets gang-scheduled by KAI, and installs no LeaderWorkerSet (Modelplane's
+compose-model-replica `select_backend`, its ServingStack pins LeaderWorkerSet for Standard only).
+Its single-node engines are what they are on Standard (Modelplane keeps them Deployments), so they
+render the same here.
+
+A PodCliqueSet is not rendered here: the gang pods' MODELPLANE_LEADER_ADDRESS and MODELPLANE_RANK
+(`render.gangenv`) alias variables the orchestrator puts ahead of the container's env, and every
+Grove release (v0.1.0-alpha.11, v0.1.0-alpha.12-rc1) appends its GROVE_* variables after it
+(operator `AddEnvVarsToContainers`) and has no gang-wide pod index; grove#753 (prepends them) is
+merged but unreleased, grove#755 (the index) is open. Modelplane has its users name GROVE_*
+variables in their commands meanwhile. So a multi-node engine is refused on a Dynamo cluster, by
+the scheduler before placement and by the ModelReplica handler for a replica written by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+from modelplane.model import Cluster, Role, Stack
+
+
+class _Member(Protocol):
+    @property
+    def role(self) -> Role: ...
+
+
+class _Engine(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def members(self) -> Sequence[_Member]: ...
+
+
+GANG_ON_DYNAMO = (
+    "runs multi-node engines as Grove PodCliqueSets, which are not rendered here: no Grove release "
+    "(newest v0.1.0-alpha.11) can back MODELPLANE_LEADER_ADDRESS and MODELPLANE_RANK "
+    "(it appends its GROVE_* variables after the container's env and has no gang-wide pod index)"
+)
+
+
+def refusal(cluster: Cluster, engines: Iterable[_Engine]) -> str | None:
+    """Why `cluster`'s stack cannot run these engines as rendered here, or None."""
+    if cluster.stack is not Stack.DYNAMO:
+        return None
+    gangs = [e.name for e in engines if any(m.role is not Role.STANDALONE for m in e.members)]
+    if not gangs:
+        return None
+    which = "engine" if len(gangs) == 1 else "engines"
+    return f"{which} {', '.join(gangs)}: InferenceCluster {cluster.name} has stack Dynamo, which {GANG_ON_DYNAMO}"
