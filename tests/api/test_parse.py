@@ -272,6 +272,27 @@ def test_a_cluster_without_published_pools_uses_spec_node_pools_with_typed_attri
     )
 
 
+@dataclass(frozen=True)
+class StackCase:
+    name: str
+    spec: dict[str, Any]
+    want: m.Stack
+
+
+STACK_CASES = [
+    StackCase("a cluster without spec.stack runs the Standard stack, as Modelplane defaults it", {}, m.Stack.STANDARD),
+    StackCase("spec.stack Standard is read", {"stack": "Standard"}, m.Stack.STANDARD),
+    StackCase("spec.stack Dynamo is read", {"stack": "Dynamo"}, m.Stack.DYNAMO),
+]
+
+
+@pytest.mark.parametrize("case", STACK_CASES, ids=lambda c: c.name)
+def test_a_cluster_reads_its_serving_stack(case: StackCase) -> None:
+    obj = load("cluster-fleet-member.yaml")
+    obj["spec"] = {**obj["spec"], **case.spec}
+    assert parse_cluster(obj) == replace(parse_cluster(load("cluster-fleet-member.yaml")), stack=case.want)
+
+
 def test_gpu_pools_status_publishes_spec_node_pools_with_defaults_filled_and_sorted() -> None:
     obj = load("cluster-fleet-member.yaml")
     obj["spec"]["nodePools"].reverse()
@@ -830,6 +851,12 @@ ERROR_CASES = [
         "are not allowed: amd.com/gpu, rdma/ib (only cpu, memory, ephemeral-storage and hugepages-*); ask for GPUs "
         "and other devices in the member's nodeSelector.devices, which placement counts, so a device plugin cannot "
         "take a node's devices promised to other replicas",
+    ),
+    ErrorCase(
+        "a cluster stack Modelplane does not define",
+        parse_cluster,
+        {"metadata": {"name": "c"}, "spec": {"stack": "Grove"}},
+        "spec.stack: Input should be 'Standard' or 'Dynamo'",
     ),
     ErrorCase(
         "a misspelt cluster field names the declared one",

@@ -75,6 +75,11 @@ CASES = [
     ),
     Case("a cluster's default queue is bounded too", "ic-default-queue-too-long", "spec.kai.defaultQueue: 'qqqq"),
     Case(
+        "a cluster's stack is Modelplane's Standard or Dynamo",
+        "ic-stack-unknown",
+        "spec.stack: 'Grove' is not one of ['Standard', 'Dynamo']",
+    ),
+    Case(
         "a cluster cannot hand a namespace a system-* priority class",
         "ic-namespace-allows-system-priority",
         "spec.kai.namespaces[0].priorityClassNames[0]: CEL validation failed: priority classes named system-*",

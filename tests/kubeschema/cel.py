@@ -11,7 +11,8 @@ compile and is reported as an error, never counted as passing.
 declared properties only, with property names escaped (`x-y` -> `x__dash__y`, `namespace` ->
 `__namespace__`), map keys unescaped, `format: byte` strings as bytes, and at the root only
 `apiVersion`, `kind` and `metadata.name`/`generateName`. Rules that read `oldSelf` are
-transition rules: on create the API server skips them, and so do we (counted, not passed).
+transition rules: on create the API server skips them, and so do we (counted, not passed);
+`evaluate_update` evaluates one on an update.
 
 Known differences: `self` is dynamically typed (the API server type-checks rules against the
 schema when the CRD is created) and `date-time`/`duration` strings stay strings (cel-cpp cannot
@@ -192,6 +193,28 @@ def evaluate(rule: Mapping[str, Any], self_value: Any) -> Verdict:
     if result.value() is True:
         return Verdict(Outcome.PASSED)
     return Verdict(Outcome.FAILED, _failure_message(rule, self_value))
+
+
+@cache
+def _update_env() -> Any:
+    return cel.NewEnv(variables={"self": cel.Type.DYN, "oldSelf": cel.Type.DYN}, extensions=[ExtOptional()])
+
+
+def evaluate_update(rule: Mapping[str, Any], self_value: Any, old_value: Any) -> Verdict:
+    """Evaluate a transition rule on an update from `old_value` to `self_value` (scalars as CEL reads them).
+
+    The API server evaluates a transition rule only when the field has an old value, as here.
+    """
+    expression = str(rule.get("rule", ""))
+    try:
+        result = _update_env().compile(expression).eval(data={"self": self_value, "oldSelf": old_value})
+    except (RuntimeError, ValueError, TypeError) as error:
+        return Verdict(Outcome.ERROR, f"rule {expression!r}: {_one_line(str(error))}")
+    if result.type() != cel.Type.BOOL:
+        return Verdict(Outcome.ERROR, f"rule {expression!r} returned {result.type().name()}, not a bool")
+    if result.value() is True:
+        return Verdict(Outcome.PASSED)
+    return Verdict(Outcome.FAILED, _rule_string(rule))
 
 
 def _rule_string(rule: Mapping[str, Any]) -> str:

@@ -28,6 +28,7 @@ from modelplane.model import (
     ResolvedDeviceRequest,
     Role,
     ServingMode,
+    Stack,
     Taint,
     TaintEffect,
     Toleration,
@@ -82,6 +83,7 @@ def cluster(
     queue_per_namespace: bool = False,
     kai_namespaces: Mapping[str, KaiAllowance] | None = None,
     topology: str | None = None,
+    stack: Stack = Stack.STANDARD,
 ) -> Cluster:
     return Cluster(
         name=name,
@@ -97,6 +99,7 @@ def cluster(
         kai_namespaces=MappingProxyType(dict(kai_namespaces or {})),
         topology=topology,
         pools=tuple(pools) if pools is not None else (pool("h100"),),
+        stack=stack,
     )
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import pytest
 from modelplane.errors import InvalidNodeSelectorError
-from modelplane.model import Cluster, Deployment, ModelReplica, TaintEffect
+from modelplane.model import Cluster, Deployment, ModelReplica, Stack, TaintEffect
 from modelplane.scheduler import schedule
 
 from tests.scheduler.factories import (
@@ -32,6 +32,11 @@ from tests.scheduler.factories import (
 )
 
 NO_EXECUTE = TaintEffect.NO_EXECUTE
+GROVE_CANNOT = (
+    "which runs multi-node engines as Grove PodCliqueSets, not rendered here: no Grove release "
+    "(newest v0.1.0-alpha.11) can back MODELPLANE_LEADER_ADDRESS and MODELPLANE_RANK (it appends its GROVE_* "
+    "variables after the container's env and has no gang-wide pod index)"
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -52,6 +57,44 @@ H200_WITH_IB = (
 )
 
 CASES = [
+    Case(
+        name="a Dynamo cluster turns down a deployment with a multi-node engine and names the engines and Grove's gap",
+        deployment=deployment(
+            engines=[leader_worker("big", workers=1), leader_worker("huge", workers=2), engine("small")]
+        ),
+        clusters=[
+            cluster("a-dynamo", stack=Stack.DYNAMO, pools=[pool("h100", nodes=8)]),
+            cluster("b-standard", pools=[pool("h100", nodes=8)]),
+        ],
+        want=Outline(
+            replicas=("b-standard/0 big@h100 huge@h100 small@h100",),
+            created=("b-standard/0",),
+            message="Scheduled 1 of 1 replicas.",
+            details={"a-dynamo": f"engines big, huge: InferenceCluster a-dynamo has stack Dynamo, {GROVE_CANNOT}"},
+        ),
+    ),
+    Case(
+        name="with only Dynamo clusters a multi-node deployment has no suitable cluster, for the stack alone",
+        deployment=deployment(engines=[leader_worker(workers=1)]),
+        clusters=[cluster("a", stack=Stack.DYNAMO)],
+        want=Outline(
+            message=(
+                "Scheduled 0 of 1 replicas; 0/1 clusters are available for the rest: "
+                "1 had stack Dynamo, whose multi-node engines are not rendered here."
+            ),
+            details={"a": f"engine main: InferenceCluster a has stack Dynamo, {GROVE_CANNOT}"},
+        ),
+    ),
+    Case(
+        name="a Dynamo cluster takes single-node engines as a Standard one does",
+        deployment=deployment(replicas=2, engines=[engine("a"), engine("b")]),
+        clusters=[cluster("a-dynamo", stack=Stack.DYNAMO), cluster("b-standard")],
+        want=Outline(
+            replicas=("a-dynamo/0 a@h100 b@h100", "b-standard/0 a@h100 b@h100"),
+            created=("a-dynamo/0", "b-standard/0"),
+            message="Scheduled 2 of 2 replicas.",
+        ),
+    ),
     Case(
         name="a device detail names the request no pool can match, or says the pools match only apart",
         deployment=deployment(engines=H200_WITH_IB),

@@ -38,7 +38,7 @@ class _Engine(Protocol):
 
 
 GANG_ON_DYNAMO = (
-    "runs multi-node engines as Grove PodCliqueSets, which are not rendered here: no Grove release "
+    "runs multi-node engines as Grove PodCliqueSets, not rendered here: no Grove release "
     "(newest v0.1.0-alpha.11) can back MODELPLANE_LEADER_ADDRESS and MODELPLANE_RANK "
     "(it appends its GROVE_* variables after the container's env and has no gang-wide pod index)"
 )
