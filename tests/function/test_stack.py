@@ -14,7 +14,7 @@ from modelplane.render import render_notes, render_replica
 from modelplane.rollout import revision
 
 from .conftest import as_dict
-from .factories import IMAGE, Case, cluster, deployment, replica_resolved, request, resolved
+from .factories import IMAGE, Case, cluster, deployment, replica_resolved, request, resolved, with_ready
 from .test_deployment import ready, scheduled
 from .wants import (
     MD_REQUIREMENTS,
@@ -77,6 +77,24 @@ def gang_replica() -> dict[str, Any]:
         }
     ]
     return obj
+
+
+GROVE_KEY = "model-serving-main"  # Modelplane's workload key for engine main
+GROVE_OBJECT = {
+    "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
+    "kind": "Object",
+    "spec": {
+        "providerConfigRef": {"kind": "ClusterProviderConfig", "name": "a"},
+        "forProvider": {
+            "manifest": {
+                "apiVersion": "grove.io/v1alpha1",
+                "kind": "PodCliqueSet",
+                "metadata": {"name": "llama-a-0-main-1a2b3", "namespace": "default"},
+                "spec": {"replicas": 1},
+            }
+        },
+    },
+}
 
 
 def objects(xr_replica: dict[str, Any]) -> dict[str, tuple[dict[str, Any], bool]]:
@@ -144,6 +162,23 @@ CASES = [
             conditions=[
                 condition("ReplicaRendered", "False", "CannotRender", NOT_RENDERED),
                 condition("ReplicaReady", "False", "NotReady", "0 of 0 serving objects are ready."),
+            ],
+            results=[result("WARNING", "CannotRender", NOT_RENDERED)],
+        ),
+    ),
+    Case(
+        name="a gang ModelReplica Modelplane composed on a Dynamo cluster keeps the PodCliqueSet it composes",
+        req=request(
+            gang_replica(),
+            observed={GROVE_KEY: with_ready(GROVE_OBJECT)},
+            required=replica_resolved(clusters=[stacked("a", "Dynamo")]),
+        ),
+        want=response(
+            requirements=mr_requirements(),
+            resources={GROVE_KEY: ({**GROVE_OBJECT, "metadata": {}}, True)},  # its owned fields, re-emitted
+            conditions=[
+                condition("ReplicaRendered", "False", "CannotRender", NOT_RENDERED),
+                condition("ReplicaReady", "True", "Ready", "1 of 1 serving objects are ready."),
             ],
             results=[result("WARNING", "CannotRender", NOT_RENDERED)],
         ),
