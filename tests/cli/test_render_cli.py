@@ -238,3 +238,44 @@ def test_render_help_lists_o_with_its_long_flag() -> None:
     got = CliRunner().invoke(main, ["render", "--help"])
     listed = [line.split()[:2] for line in got.stdout.splitlines() if line.strip().startswith("-o")]
     assert (got.exit_code, listed) == (0, [["-o,", "--observed-resources"]])
+
+
+@dataclass(frozen=True)
+class StackCase:
+    name: str
+    gang: bool  # the quickstart's engine as a Leader and one Worker
+    want_clusters: list[str]  # the clusters the two replicas render on
+
+
+STACK_CASES = [
+    StackCase(
+        "a single-node deployment renders on a Dynamo cluster as on a Standard one",
+        gang=False,
+        want_clusters=["eu", "us"],
+    ),
+    StackCase("a multi-node deployment renders only on the Standard cluster", gang=True, want_clusters=["us", "us"]),
+]
+
+
+@pytest.mark.parametrize("case", STACK_CASES, ids=lambda c: c.name)
+def test_a_fleet_with_a_dynamo_cluster_is_read_and_used(case: StackCase, tmp_path: Path) -> None:
+    d = EXAMPLES / "quickstart"
+    clusters = list(yaml.safe_load_all((d / "required-resources.yaml").read_text()))
+    for c in clusters:
+        c["spec"]["stack"] = "Dynamo" if c["metadata"]["name"] == "eu-west-1" else "Standard"
+    xr = yaml.safe_load((d / "xr.yaml").read_text())
+    if case.gang:
+        member = xr["spec"]["template"]["spec"]["engines"][0]["members"][0]
+        xr["spec"]["template"]["spec"]["engines"][0]["members"] = [
+            {**member, "role": "Leader"},
+            {**member, "role": "Worker", "worker": {"nodes": 1}},
+        ]
+    (tmp_path / "clusters.yaml").write_text(yaml.safe_dump_all(clusters))
+    (tmp_path / "xr.yaml").write_text(yaml.safe_dump(xr))
+    got = CliRunner().invoke(main, ["render", str(tmp_path / "xr.yaml"), "-e", str(tmp_path / "clusters.yaml")])
+    rendered = [o for o in yaml.safe_load_all(got.stdout) if o and o.get("kind") == "ModelReplica"]
+    assert (got.exit_code, got.stderr, sorted(o["spec"]["clusterName"][:2] for o in rendered)) == (
+        0,
+        "",
+        case.want_clusters,
+    )
