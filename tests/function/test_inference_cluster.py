@@ -61,6 +61,8 @@ UNREACHABLE = (
 )
 PUBLISHED_BEFORE = {"gpuPools": [{**L4, "nodes": 3}]}
 NEWER_KSERVE = {**cluster("a"), "spec": {**cluster("a")["spec"], "kserve": {"version": "0.21"}}}
+DYNAMO = {**cluster("a"), "spec": {**cluster("a")["spec"], "stack": "Dynamo"}}
+STANDARD = {**cluster("a"), "spec": {**cluster("a")["spec"], "stack": "Standard"}}
 MISSING = "InferenceClass eks-l4-1x-g6 (named by spec.nodePools[].className) does not exist"
 
 
@@ -128,6 +130,32 @@ def published_cases() -> list[Case]:
                         "as 0.20's do.",
                     )
                 ],
+                requirements=requirements("a"),
+            ),
+        ),
+        Case(
+            name="a cluster on the Dynamo stack says multi-node engines are not placed there",
+            req=request(DYNAMO, required={"replicas": []}),
+            want=response(
+                status={"gpuPools": api.gpu_pools_status(DYNAMO)},
+                conditions=[
+                    condition(
+                        "GPUPoolsPublished",
+                        "True",
+                        "Published",
+                        "Published 1 GPU pools. Stack Dynamo: deployments with a multi-node engine are not placed "
+                        "here, as its Grove PodCliqueSets are not rendered; single-node engines are.",
+                    )
+                ],
+                requirements=requirements("a"),
+            ),
+        ),
+        Case(
+            name="a cluster stating the Standard stack publishes its pools as one that does not",
+            req=request(STANDARD, required={"replicas": []}),
+            want=response(
+                status={"gpuPools": api.gpu_pools_status(cluster("a"))},
+                conditions=[condition("GPUPoolsPublished", "True", "Published", "Published 1 GPU pools.")],
                 requirements=requirements("a"),
             ),
         ),

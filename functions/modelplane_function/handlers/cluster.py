@@ -19,6 +19,7 @@ from modelplane import api, names
 from modelplane.api.usage import KIND_CLUSTER_USAGE, cluster_usage
 from modelplane.errors import SpecError
 from modelplane.model import kserve_assumed
+from modelplane.scheduler import stack
 
 from modelplane_function.handlers import notes
 from modelplane_function.handlers.conditions import Condition, report
@@ -119,6 +120,9 @@ def _publish(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, xr: Ma
     assumed = kserve_assumed(api.kserve_version(xr))
     if assumed is not None:
         message += " " + assumed
+    said = stack.note(api.stack(xr))
+    if said is not None:
+        message += " " + said
     c = Condition(type=names.CONDITION_POOLS_PUBLISHED, status="True", reason=names.REASON_PUBLISHED, message=message)
     report(rsp, xr, c)
 

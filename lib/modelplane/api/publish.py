@@ -12,6 +12,7 @@ from typing import Any, cast
 
 from pydantic import Field, field_validator
 
+from modelplane import model as m
 from modelplane.api._wire import Observed, dump, unique, validate
 from modelplane.api.cluster import ClusterSpec, Device
 from modelplane.errors import SpecError
@@ -51,6 +52,11 @@ def kserve_version(cluster_obj: Mapping[str, Any]) -> str | None:
     """The cluster's `spec.kserve.version` (None: absent); raises SpecError as `gpu_pools_status` does."""
     spec = validate(ClusterSpec, cluster_obj.get("spec") or {}, "spec")
     return spec.kserve.version if spec.kserve else None
+
+
+def stack(cluster_obj: Mapping[str, Any]) -> m.Stack:
+    """The cluster's `spec.stack` (Standard when absent); raises SpecError as `gpu_pools_status` does."""
+    return m.Stack(validate(ClusterSpec, cluster_obj.get("spec") or {}, "spec").stack)
 
 
 def _class_devices(name: str, obj: Mapping[str, Any] | None) -> tuple[Device, ...]:

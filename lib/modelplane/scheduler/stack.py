@@ -44,6 +44,17 @@ GANG_ON_DYNAMO = (
 )
 
 
+DYNAMO_NOTE = (
+    "Stack Dynamo: deployments with a multi-node engine are not placed here, as its Grove PodCliqueSets "
+    "are not rendered; single-node engines are."
+)
+
+
+def note(stack: Stack) -> str | None:
+    """What a cluster's stack means for the deployments placed on it, for its own condition."""
+    return DYNAMO_NOTE if stack is Stack.DYNAMO else None
+
+
 def refusal(cluster: Cluster, engines: Iterable[_Engine]) -> str | None:
     """Why `cluster`'s stack cannot run these engines as rendered here, or None."""
     if cluster.stack is not Stack.DYNAMO:
