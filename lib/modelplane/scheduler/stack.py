@@ -1,19 +1,20 @@
 """What a cluster's serving stack lets this function render (Modelplane's InferenceCluster.spec.stack).
 
 On a `Standard` cluster KServe runs every engine: a single-node one as a Deployment, a multi-node
-one (a Leader and Workers) as a LeaderWorkerSet. A `Dynamo` cluster runs multi-node engines as
-Grove PodCliqueSets gang-scheduled by KAI, and installs no LeaderWorkerSet (Modelplane's
-compose-model-replica `select_backend`, its ServingStack pins LeaderWorkerSet for Standard only).
-Its single-node engines are what they are on Standard (Modelplane keeps them Deployments), so they
-render the same here.
+one (a Leader and Workers) as a LeaderWorkerSet. Modelplane's `Dynamo` stack runs multi-node
+engines as Grove PodCliqueSets gang-scheduled by KAI and installs no LeaderWorkerSet (its
+compose-model-replica `select_backend`; its ServingStack pins LeaderWorkerSet for Standard only),
+while single-node engines stay what they are on Standard: those render here as anywhere.
 
-A PodCliqueSet is not rendered here: the gang pods' MODELPLANE_LEADER_ADDRESS and MODELPLANE_RANK
-(`render.gangenv`) alias variables the orchestrator puts ahead of the container's env, and every
-Grove release (v0.1.0-alpha.11, v0.1.0-alpha.12-rc1) appends its GROVE_* variables after it
-(operator `AddEnvVarsToContainers`) and has no gang-wide pod index; grove#753 (prepends them) is
-merged but unreleased, grove#755 (the index) is open. Modelplane has its users name GROVE_*
-variables in their commands meanwhile. So a multi-node engine is refused on a Dynamo cluster, by
-the scheduler before placement and by the ModelReplica handler for a replica written by hand.
+A PodCliqueSet is not rendered here. Its pods would be ours to write, where KServe writes a gang's
+pods from its presets, and they could not carry what a gang's pods are promised: the
+MODELPLANE_LEADER_ADDRESS and MODELPLANE_RANK of `render.gangenv` alias variables the orchestrator
+puts ahead of the container's env, and every Grove release (v0.1.0-alpha.11, and
+v0.1.0-alpha.12-rc1) appends its GROVE_* variables after it (operator `AddEnvVarsToContainers`)
+and has no gang-wide pod index; grove#753 (prepends them) is merged but unreleased, grove#755 (the
+index) is open. Modelplane has commands name GROVE_* variables meanwhile. So a multi-node engine
+is refused on a Dynamo cluster: by the scheduler before placement, and by the ModelReplica handler
+for a replica written by hand or composed by Modelplane.
 """
 
 from __future__ import annotations
