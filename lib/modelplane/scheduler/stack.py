@@ -10,11 +10,11 @@ A PodCliqueSet is not rendered here. Its pods would be ours to write, where KSer
 pods from its presets, and they could not carry what a gang's pods are promised: the
 MODELPLANE_LEADER_ADDRESS and MODELPLANE_RANK of `render.gangenv` alias variables the orchestrator
 puts ahead of the container's env, and every Grove release (v0.1.0-alpha.11, and
-v0.1.0-alpha.12-rc1) appends its GROVE_* variables after it (operator `AddEnvVarsToContainers`)
-and has no gang-wide pod index; grove#753 (prepends them) is merged but unreleased, grove#755 (the
-index) is open. Modelplane has commands name GROVE_* variables meanwhile. So a multi-node engine
-is refused on a Dynamo cluster: by the scheduler before placement, and by the ModelReplica handler
-for a replica written by hand or composed by Modelplane.
+v0.1.0-alpha.12-rc1) appends its GROVE_* variables after it (operator `AddEnvVarsToContainers`) and
+has no gang-wide pod index; ai-dynamo/grove#753 (prepends them) is merged but unreleased, #755 (the
+index) is open. Modelplane has commands name GROVE_* variables meanwhile. So a multi-node engine is
+refused on a Dynamo cluster: by the scheduler before placement, and by the ModelReplica handler for
+a replica written by hand or composed by Modelplane.
 """
 
 from __future__ import annotations
