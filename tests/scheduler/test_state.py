@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 import pytest
 from modelplane.devices import DeviceMatcher
-from modelplane.model import Cluster, Deployment, DeviceGroup, NodePool, PoolCharge
+from modelplane.model import Cluster, Deployment, DeviceGroup, NodePool, PoolCharge, Stack
 from modelplane.scheduler import state
 from modelplane.scheduler.demand import Demand
 from modelplane.scheduler.engines import EngineOptions
@@ -21,6 +21,7 @@ from tests.scheduler.factories import (
     deployment,
     engine,
     gpu_engines,
+    leader_worker,
     member,
     pool,
     request,
@@ -54,6 +55,8 @@ def stated(
 
 
 SMALL = deployment("small", engines=gpu_engines(1))
+GANG = deployment("gang", engines=[leader_worker(workers=1)])
+GANG_COPY = PoolCharge(nodes=2, groups=(DeviceGroup(pods=2, devices=8),))  # a leader and a worker, 8 GPUs each
 
 
 @dataclass(frozen=True)
@@ -112,6 +115,28 @@ CASES = [
             devices=8,
             all_but=True,  # its filters admit every cluster; no pool kind fits its engine
             engines=(StatedEngine(name="main", options=()),),
+        ),
+    ),
+    Case(
+        "a multi-node deployment does not state a Dynamo cluster, so no one holds room for it there",
+        GANG,
+        [
+            cluster("a", pools=[H100], stack=Stack.DYNAMO),
+            cluster("b", pools=[H100]),
+            cluster("c", pools=[H100], stack=Stack.DYNAMO),
+        ],
+        StatedDemand(
+            namespace="team-a",
+            name="gang",
+            replicas=1,
+            devices=16,
+            clusters=("b",),
+            engines=(
+                StatedEngine(
+                    name="main",
+                    options=(option(H100, charge=GANG_COPY, claimed=16, idle=0),),
+                ),
+            ),
         ),
     ),
     Case(
