@@ -26,6 +26,8 @@ from modelplane.errors import SpecError
 from modelplane.fleet import DeploymentOutcome, FleetView, PlanView, build_plan
 from modelplane.fleet.preview import RolloutPreview
 from modelplane.model import Cluster, ModelReplica
+from modelplane.quota import FleetQuota
+from modelplane.scheduler.policy import FleetPolicy
 
 from modelplane_function.cli.render import load, yamlio
 from modelplane_function.cli.render.cause import with_causes
@@ -35,6 +37,7 @@ from modelplane_function.cli.render.demands import reads_deployments, stated
 from modelplane_function.cli.render.driver import configure_logging, render_with, serving
 from modelplane_function.cli.render.errors import RenderFailure
 from modelplane_function.cli.render.explain import blocked_by, clusters_of, fleet_view, rollout_preview
+from modelplane_function.cli.render.quotas import published
 from modelplane_function.cli.render.ready import assumed_doc, unready_note
 from modelplane_function.cli.render.unused import Usage
 from modelplane_function.cli.render.unused import notes as unused_notes
@@ -289,6 +292,25 @@ def _outcome(
     return DeploymentOutcome(view=view, reason=reason, message=message, failures=replica_failures, blocked_by=blocked)
 
 
+def _policy(docs: Iterable[Doc]) -> FleetPolicy | None:
+    """The FleetQuotas among the inputs (None without any), namespaces matched by the input Namespaces' labels."""
+    quotas: list[FleetQuota] = []
+    labels: dict[str, dict[str, str]] = {}
+    for doc in docs:
+        if (doc.head.get("apiVersion"), doc.head.get("kind")) == (names.API_VERSION, names.KIND_QUOTA):
+            try:
+                quotas.append(api.parse_quota(to_dict(doc.struct())))
+            except SpecError:
+                continue  # the function leaves it out too
+        elif (doc.head.get("apiVersion"), doc.head.get("kind")) == ("v1", "Namespace"):
+            meta = doc.head.get("metadata")
+            meta = meta if isinstance(meta, Mapping) else {}
+            found = meta.get("labels")
+            if isinstance(meta.get("name"), str):
+                labels[meta["name"]] = {str(k): str(v) for k, v in found.items()} if isinstance(found, Mapping) else {}
+    return FleetPolicy(quotas=quotas, namespace_labels=labels) if quotas else None
+
+
 def plan(
     paths: Sequence[Path],
     *,
@@ -303,6 +325,8 @@ def plan(
     configure_logging(debug=debug)
     with yamlio.collector_paused():
         inputs = read(paths)
+        quotas = published(inputs.fleet)  # as each FleetQuota's reconcile would publish them
+        inputs = replace(inputs, fleet=tuple(quotas.docs))
         planned = {_key(xr) for xr in inputs.deployments}
         own = [to_dict(d.struct()) for d in inputs.replicas if _owner(d.head) in planned]
         unready = [] if assume_ready else unready_note(own)
@@ -312,6 +336,7 @@ def plan(
         usage = Usage()
         state = asyncio.run(_rounds(inputs, compositions, max_rounds, usage))
         reads_deployments(usage)
+        quotas.record(usage)
         clusters = clusters_of(inputs.fleet)
         replicas = _replicas(state)
         outcomes = [_outcome(xr, state, clusters, replicas) for xr in inputs.deployments]
@@ -326,6 +351,7 @@ def plan(
             rounds=state.rounds,
             converged=state.converged,
             updated=state.updated(),
+            policy=_policy(inputs.fleet),
         )
     documents = tuple(tuple(state.documents[_key(xr)]) for xr in inputs.deployments)
     found = [

@@ -11,6 +11,7 @@ works out from the Namespaces, so no deployment needs every Namespace of the con
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from crossplane.function import response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
@@ -44,8 +45,8 @@ def handle(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
     if quota.namespace_selector is not None:
         response.require_resources(rsp, NAMESPACES, "v1", "Namespace")
         if NAMESPACES in req.required_resources:
-            selected = _selected(quota, items(req, NAMESPACES))
-            rsp.desired.composite.resource.MergeFrom(to_struct({"status": {"namespaces": selected}}))
+            found = _selected(quota, items(req, NAMESPACES))
+            rsp.desired.composite.resource.MergeFrom(to_struct({"status": {"namespaces": found}}))
     kinds = ", ".join(
         f"{r.name}: {r.guaranteed} guaranteed" + (f", at most {r.limit}" if r.limit is not None else "")
         for r in quota.resources
@@ -59,7 +60,13 @@ def handle(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
     rsp.desired.composite.ready = fnv1.READY_TRUE
 
 
-def _selected(quota: FleetQuota, namespaces: list[dict[str, object]]) -> list[str]:
+def selected(obj: Mapping[str, Any], namespaces: list[dict[str, Any]]) -> list[str]:
+    """The namespaces a FleetQuota object's selector selects (SpecError when the quota cannot be read)."""
+    quota = api.parse_quota({**obj, "status": {}})
+    return _selected(quota, namespaces) if quota.namespace_selector is not None else []
+
+
+def _selected(quota: FleetQuota, namespaces: list[dict[str, Any]]) -> list[str]:
     """Names of the Namespaces whose labels the quota's selector matches, sorted, at most MAX_PUBLISHED."""
     selector = quota.namespace_selector
     assert selector is not None  # only called with a selector

@@ -17,6 +17,8 @@ from modelplane.fleet.gap import Blocker, Gpus, gpus
 from modelplane.fleet.text import POOL_HEADER, cluster_rows, excluded_table, full_table, rejection_table, table
 from modelplane.fleet.view import ClusterView, FleetView, Origin, chips_by_pool, origin_of, pool_views, taints_of
 from modelplane.model import Cluster, ModelReplica
+from modelplane.quota import QuotaStanding
+from modelplane.scheduler.policy import FleetPolicy
 
 ORDER = "namespace, then name"
 BLOCKED_BY = "held by other deployments' replicas on the pools it could use"
@@ -39,6 +41,7 @@ class PlanView:
     rounds: int
     converged: bool
     gpus: Gpus = field(default_factory=lambda: Gpus(fleet=0, placed=0, held=0))
+    quotas: tuple[QuotaStanding, ...] = ()  # every FleetQuota's use of the final fleet, by quota and kind
 
     @property
     def desired(self) -> int:
@@ -58,8 +61,12 @@ def build_plan(
     rounds: int,
     converged: bool,
     updated: frozenset[str] = frozenset(),
+    policy: FleetPolicy | None = None,
 ) -> PlanView:
-    """The fleet after the plan; `updated` are input replicas the plan moved to a new revision in place."""
+    """The fleet after the plan; `updated` are input replicas the plan moved to a new revision in place.
+
+    With `policy`, each FleetQuota's use of the final fleet (every team's, by name).
+    """
     planned = {d.view.subject for d in deployments}
 
     def origin(r: ModelReplica) -> Origin:
@@ -84,7 +91,28 @@ def build_plan(
         rounds=rounds,
         converged=converged,
         gpus=gpus(views),
+        quotas=quota_standings(policy, clusters, replicas) if policy is not None else (),
     )
+
+
+def quota_standings(
+    policy: FleetPolicy, clusters: Sequence[Cluster], replicas: Sequence[ModelReplica]
+) -> tuple[QuotaStanding, ...]:
+    use = policy.usage(clusters, replicas)
+    return tuple(
+        QuotaStanding(quota=q.name, resource=r.name, guaranteed=r.guaranteed, used=use[(q.name, r.name)], limit=r.limit)
+        for q in policy.quotas
+        for r in q.resources
+    )
+
+
+def quota_table(plan: PlanView) -> list[str]:
+    rows = [("QUOTA", "GPUS", "GUARANTEED", "USED", "BORROWED", "LIMIT")]
+    rows += [
+        (q.quota, q.resource, str(q.guaranteed), str(q.used), str(q.borrowed), "-" if q.limit is None else str(q.limit))
+        for q in plan.quotas
+    ]
+    return table(rows)
 
 
 def headline(plan: PlanView) -> str:
@@ -139,6 +167,8 @@ def problems(d: DeploymentOutcome) -> list[str]:
 def plan_text(plan: PlanView) -> str:
     """The whole plan: headline, deployments, why replicas are unplaced, then the pools."""
     out = [headline(plan), gpu_line(plan), *deployment_table(plan)]
+    if plan.quotas:
+        out += ["Fleet quotas after the plan (GPUs):", *quota_table(plan)]
     trouble = [line for d in plan.deployments for line in problems(d)]
     if trouble:
         out += ["Unplaced replicas and failures:", *trouble]

@@ -21,6 +21,7 @@ from modelplane.scheduler.state import statements
 from modelplane.stated import withdrawn
 
 from modelplane_function.cli.render.explain import clusters_of
+from modelplane_function.cli.render.quotas import Published, published
 from modelplane_function.cli.render.unused import Usage
 from modelplane_function.cli.render.wire import Doc
 from modelplane_function.cli.render.xr import is_ours, name_of, namespace_of
@@ -44,11 +45,13 @@ class Stated:
 
     docs: list[Doc]  # the input documents, then each worked-out ModelDemand
     sources: dict[int, Doc]  # id() of each worked-out ModelDemand -> the ModelDeployment it states
+    quotas: Published  # the FleetQuotas among the input documents, published
 
     def record(self, usage: Usage) -> None:
         """Count a ModelDeployment as read when the function was given the demand it states.
 
         Only once the function asked for demand at all: a run that failed first says why itself."""
+        self.quotas.record(usage)
         if not reads_deployments(usage):
             return
         for statement, source in self.sources.items():
@@ -93,13 +96,16 @@ def stated(deployments: Sequence[tuple[Doc, Mapping[str, Any]]], fleet: Sequence
 
 
 def with_stated_demand(docs: Sequence[Doc]) -> Stated:
-    """`docs` plus the ModelDemand of each ModelDeployment among them that has none given."""
+    """`docs` plus the ModelDemand of each ModelDeployment among them that has none given, and each
+    FleetQuota's selected namespaces published (quotas.py)."""
+    quotas = published(docs)
+    docs = quotas.docs
     given = {_key(d.head) for d in docs if is_ours(d.head, names.KIND_DEMAND)}
     deployments = [
         (d, to_dict(d.struct())) for d in docs if is_ours(d.head, names.KIND_DEPLOYMENT) and _key(d.head) not in given
     ]
     pairs = stated(deployments, docs) if deployments else []
-    return Stated(docs=[*docs, *(s for s, _ in pairs)], sources={id(s): source for s, source in pairs})
+    return Stated(docs=[*docs, *(s for s, _ in pairs)], sources={id(s): source for s, source in pairs}, quotas=quotas)
 
 
 def _key(head: Mapping[str, Any]) -> tuple[str, str]:
