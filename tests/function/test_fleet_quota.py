@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane import api
+from modelplane.rollout import revision
 
 from .conftest import as_dict
 from .factories import API, H100, cluster, deployment, namespace, pool_kind_of, request, with_ready
@@ -170,3 +172,48 @@ def test_a_fleet_quota_checks_itself(run_function: RunFunction, case: QuotaCase)
         True,
         case.want_namespaces,
     ), condition
+
+
+def _with_priority(xr: dict[str, Any], priority_class: str) -> dict[str, Any]:
+    xr["spec"]["template"]["spec"]["scheduling"] = {"priorityClassName": priority_class}
+    return xr
+
+
+# Cluster a lets team-a use both priority classes (its KAI rules); b's node is taken by filler.
+OPEN_A = cluster("a", nodes=1)
+OPEN_A["spec"]["kai"] = {"namespaces": [{"namespace": "team-a", "priorityClassNames": ["critical", "train"]}]}
+LOW = _with_priority(deployment(name="low", cel=ANY_GPU), "train")
+HIGH = _with_priority(deployment(name="high", gpus=8), "critical")
+LOW_ON_A = with_ready(replica("a", deployment="low", cel=ANY_GPU, revision=revision(api.parse_deployment(LOW))))
+LOW_ON_A["spec"]["scheduling"] = {"queue": "default-queue", "priorityClassName": "train"}
+CLASSES = [priority_class("train", 50), priority_class("critical", 1000)]
+
+
+@pytest.mark.parametrize(
+    ("preemption", "high", "want_left"),
+    [
+        pytest.param("WithinQuota", HIGH, [], id="higher priority of the same team preempts"),
+        pytest.param("Never", HIGH, [key("a")], id="preemption off: it waits"),
+        pytest.param(
+            "WithinQuota",
+            _with_priority(deployment(name="high", gpus=8), "train"),
+            [key("a")],
+            id="equal priority never",
+        ),
+    ],
+)
+def test_preemption_over_grpc(
+    run_function: RunFunction, preemption: str, high: dict[str, Any], want_left: list[str]
+) -> None:
+    quota = fleet_quota("search", "team-a") | {"spec": {"namespaces": ["team-a"], "preemption": preemption}}
+    objects = [
+        *world([OPEN_A, FLEET[1]], replicas=[LOW_ON_A, FILLER_ON_B], others=[FILLER, high]),
+        quota,
+        *CLASSES,
+    ]
+    got = victim(run_function, objects, xr=LOW, observed={key("a"): LOW_ON_A})
+    warned = [reason for reason, _ in _warnings(got) if reason == "Preempted"]
+    assert (sorted(k for k in got["desired"]["resources"] if k != "demand"), warned) == (
+        want_left,
+        [] if want_left else ["Preempted"],
+    )

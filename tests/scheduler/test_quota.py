@@ -404,3 +404,16 @@ def test_namespaces_are_selected_by_label() -> None:
 
 def stated(deployments: Sequence[Deployment], fleet: Sequence[Cluster]) -> tuple[StatedDemand, ...] | None:
     return statements(deployments, fleet)
+
+
+def test_among_equals_the_newest_replica_is_reclaimed_first() -> None:
+    """Two borrowed replicas of equal priority and size hold the two H100 nodes: the newer one goes."""
+    p = policy(quota("search", "team-a", guaranteed=8))
+    older = replace(ON_H100, created="2026-01-01T00:00:00Z")
+    second = pinned(anywhere("second", namespace="team-b"))
+    newer = replace(observed(second, cluster="a", index=0, pools="h100"), created="2026-06-01T00:00:00Z")
+    everyone = [BORROWER, second, OWNER, *REST]
+    result = schedule(OWNER, TWO_H100, [older, newer, ON_A100], demands=stated(everyone, TWO_H100), policy=p)
+    assert tuple(m.text() for m in result.moves) == (
+        "team-b/second#0 is reclaimed from a/h100 to make room for team-a/owner",
+    )

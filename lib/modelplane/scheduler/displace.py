@@ -195,28 +195,23 @@ class _Fleet:
         return self._trials.setdefault(demand.key, Demand(demand))
 
     def candidates(self, demand: StatedDemand, runner: FilterRunner) -> list[ModelReplica]:
-        """Ready replicas of other deployments on pools `demand` could use: lowest priority, then smallest, first.
+        """Ready replicas of other deployments on pools `demand` could use: lowest priority, then fewest
+        nodes, then newest first (the least served is lost).
 
         A replica is a candidate when its deployment is movable, or when `demand` may evict it.
         """
         usable = self.trial(demand).usable(self.clusters, runner)
-        return sorted(
-            (
-                r
-                for r in self.live
-                if r.ready and _owner(r) != demand.key and r.name not in self.moving
-                if _owner(r) in self.by_key and (self.by_key[_owner(r)].movable or self._eviction(demand, r))
-                if any((r.cluster, p) in usable for p, n in r.node_cost_by_pool().items() if n)
-            ),
-            key=lambda r: (
-                self.policy.priority(self.by_key[_owner(r)]),
-                sum(r.node_cost_by_pool().values()),
-                r.namespace,
-                r.deployment,
-                r.cluster,
-                r.index,
-            ),
-        )
+        found = [
+            r
+            for r in self.live
+            if r.ready and _owner(r) != demand.key and r.name not in self.moving
+            if _owner(r) in self.by_key and (self.by_key[_owner(r)].movable or self._eviction(demand, r))
+            if any((r.cluster, p) in usable for p, n in r.node_cost_by_pool().items() if n)
+        ]
+        found.sort(key=lambda r: (r.namespace, r.deployment, r.cluster, r.index))
+        found.sort(key=lambda r: r.created or "", reverse=True)  # stable: names break ties among equals
+        found.sort(key=lambda r: (self.policy.priority(self.by_key[_owner(r)]), sum(r.node_cost_by_pool().values())))
+        return found
 
     def _eviction(self, demand: StatedDemand, replica: ModelReplica) -> str | None:
         """Why `demand` may take `replica`'s GPUs without a successor (policy.py), or None."""
