@@ -63,6 +63,7 @@ unit: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m tests.benchmarks.bench
 	$(BIN)/python -m tests.benchmarks.blocked
+	$(BIN)/python -m tests.benchmarks.stamps
 	$(BIN)/python -m tests.benchmarks.quality
 	$(BIN)/python -m tests.benchmarks.quality --packing Devices
 	$(BIN)/python -m tests.benchmarks.load --clients 8 --requests 2000 --soak 10000
