@@ -223,6 +223,8 @@ class Deployment:
     priority_class_name: str | None = None
     spread: SpreadPolicy = SpreadPolicy.PREFERRED
     movable: bool = True  # its Ready replicas may move to make room for others' demand (scheduler/displace.py)
+    # its pods hold whole nodes of `packing: Devices` pools: no other deployment's pods beside them
+    exclusive_nodes: bool = False
     template_labels: Mapping[str, str] = field(default_factory=_empty)
     rollout: RolloutStrategy = field(default_factory=RolloutStrategy)
     # labels of the deployment's Namespace, for tenant admission; None when the Namespace was not
@@ -299,10 +301,15 @@ class Cluster:
 
 @dataclass(frozen=True, slots=True, order=True)
 class DeviceGroup:
-    """Pods that must land on distinct nodes (one gang copy, or one Standalone pod), `devices` each at most."""
+    """Pods that must land on distinct nodes (one gang copy, or one Standalone pod), `devices` each at most.
+
+    `whole`: each pod holds a whole node of a shared pool (an exclusive deployment's: its pods keep
+    every other deployment's pods off their nodes, and stay off nodes where others' pods run).
+    """
 
     pods: int
     devices: int
+    whole: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -332,10 +339,11 @@ class PoolCharge:
         return PoolCharge(nodes=max(self.nodes - other.nodes, 0), groups=tuple(extra))
 
 
-def engine_charge(copies: int, members: tuple[tuple[int, int], ...]) -> PoolCharge:
+def engine_charge(copies: int, members: tuple[tuple[int, int], ...], *, whole: bool = False) -> PoolCharge:
     """An engine's charge from its claiming members as (pods per copy, devices per pod).
 
     A copy of a gang (several claiming pods, one per node) is one group; each Standalone pod is one.
+    `whole`: the pods hold whole nodes where nodes are shared (an exclusive deployment's).
     """
     claiming = [(pods, devices) for pods, devices in members if pods > 0]
     nodes = sum(pods for pods, _ in claiming) * copies
@@ -343,9 +351,7 @@ def engine_charge(copies: int, members: tuple[tuple[int, int], ...]) -> PoolChar
         return PoolCharge()
     pods = sum(p for p, _ in claiming)
     largest = max(d for _, d in claiming)
-    if pods == 1:
-        return PoolCharge(nodes=nodes, groups=(DeviceGroup(pods=1, devices=largest),) * copies)
-    return PoolCharge(nodes=nodes, groups=(DeviceGroup(pods=pods, devices=largest),) * copies)
+    return PoolCharge(nodes=nodes, groups=(DeviceGroup(pods=pods, devices=largest, whole=whole),) * copies)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -420,6 +426,7 @@ class ModelReplica:
     # until those are Ready: charged with the replica's own, since both run meanwhile.
     replacing: tuple[PlacedEngine, ...] = ()
     serving_previous: bool = False  # observed: Ready through the superseded objects, the new ones not yet
+    exclusive_nodes: bool = False  # the deployment's: its pods hold whole nodes of shared pools
 
     def charges_by_pool(self) -> Mapping[str, PoolCharge]:
         """What this replica holds per pool, as whole nodes and as device groups (capacity.py)."""
@@ -431,7 +438,7 @@ class ModelReplica:
                     devices = sum(r.count for r in member.device_requests)
                     per_pool.setdefault(member.pool, []).append((member.pods_per_copy, devices))
             for pool, members in per_pool.items():
-                charge = engine_charge(engine.copies, tuple(members))
+                charge = engine_charge(engine.copies, tuple(members), whole=self.exclusive_nodes)
                 charges[pool] = charges[pool] + charge if pool in charges else charge
         return MappingProxyType(charges)
 

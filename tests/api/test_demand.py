@@ -40,9 +40,48 @@ STATED = StatedDemand(
 )
 
 
-@pytest.mark.parametrize("statement", [STATED, withdrawn("team-a", "llama")], ids=["a demand", "no demand"])
+EXCLUSIVE = StatedDemand(
+    namespace="team-a",
+    name="solo",
+    replicas=2,
+    devices=1,
+    clusters=("a",),
+    engines=(
+        StatedEngine(
+            name="main",
+            options=(
+                StatedOption(
+                    kind="0123456789abcdef",
+                    cost=1,
+                    charge=PoolCharge(nodes=1, groups=(DeviceGroup(pods=1, devices=1, whole=True),)),
+                    claimed=1,
+                    idle=7,
+                ),
+            ),
+        ),
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [STATED, withdrawn("team-a", "llama"), EXCLUSIVE],
+    ids=["a demand", "no demand", "an exclusive deployment's demand"],
+)
 def test_a_composed_statement_reads_back_as_it_was(statement: StatedDemand) -> None:
     assert api.parse_demand(api.demand_manifest(statement)) == statement
+
+
+@pytest.mark.parametrize(
+    ("statement", "want"),
+    [
+        (STATED, [{"devices": 8, "pods": 2}]),
+        (EXCLUSIVE, [{"devices": 1, "pods": 1, "wholeNodes": True}]),
+    ],
+    ids=["groups of shared devices say nothing more", "an exclusive deployment's groups hold whole nodes"],
+)
+def test_a_statement_says_which_groups_hold_whole_nodes(statement: StatedDemand, want: list[dict[str, Any]]) -> None:
+    assert api.demand_manifest(statement)["spec"]["engines"][0]["options"][0]["groups"] == want
 
 
 def test_crossplanes_own_spec_field_is_read_past() -> None:

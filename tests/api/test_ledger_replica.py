@@ -42,6 +42,7 @@ def ledger_part(r: m.ModelReplica) -> m.ModelReplica:
         engines=held(r.engines),
         labels=r.labels,
         replacing=held(r.replacing),
+        exclusive_nodes=r.exclusive_nodes,
     )
 
 
@@ -167,7 +168,18 @@ BAD = [
     Bad("a 5,000-digit replica index", ("metadata", "labels", "modelplane.ai/replica-index"), "9" * 5000),
     Bad("a replica index above the bound", ("metadata", "labels", "modelplane.ai/replica-index"), "100000"),
     Bad("a negative replica index", ("metadata", "labels", "modelplane.ai/replica-index"), "-1"),
+    Bad("scheduling that is a list", ("spec", "scheduling"), []),
+    Bad("exclusiveNodes that is a string", ("spec", "scheduling", "exclusiveNodes"), "yes"),
 ]
+
+
+@pytest.mark.parametrize("exclusive", [True, False], ids=["exclusive", "shared"])
+def test_the_ledger_read_keeps_whether_a_replica_holds_whole_nodes(exclusive: bool) -> None:
+    obj = copy.deepcopy(BASE)
+    obj["spec"]["scheduling"]["exclusiveNodes"] = exclusive
+    got = parse_ledger_replica(obj)
+    assert (got, got.charges_by_pool()) == (ledger_part(parse_replica(obj)), parse_replica(obj).charges_by_pool())
+    assert got.exclusive_nodes is exclusive
 
 
 def mutated(bad: Bad) -> dict[str, Any]:

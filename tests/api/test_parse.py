@@ -468,7 +468,49 @@ ROUND_TRIPS = [
     ),
     RoundTrip("a replica with no model", replica(model=None, labels={"a": "b"})),
     RoundTrip("a replica for a later KServe than the function knows", replica(kserve_version="0.21")),
+    RoundTrip("an exclusive deployment's replica", replica(exclusive_nodes=True)),
 ]
+
+
+@dataclass(frozen=True)
+class ExclusiveCase:
+    name: str
+    scheduling: dict[str, Any] | None
+    want: bool
+
+
+EXCLUSIVE = [
+    ExclusiveCase("no scheduling leaves nodes shared", None, want=False),
+    ExclusiveCase("a queue alone leaves nodes shared", {"queue": "team-b"}, want=False),
+    ExclusiveCase("exclusiveNodes false leaves nodes shared", {"exclusiveNodes": False}, want=False),
+    ExclusiveCase("exclusiveNodes true asks for whole nodes", {"exclusiveNodes": True}, want=True),
+]
+
+
+@pytest.mark.parametrize("case", EXCLUSIVE, ids=lambda c: c.name)
+def test_a_deployment_asks_for_exclusive_nodes_with_scheduling_exclusive_nodes(case: ExclusiveCase) -> None:
+    obj = load("deployment-exclusive-nodes.yaml")
+    del obj["spec"]["template"]["spec"]["scheduling"]
+    if case.scheduling is not None:
+        obj["spec"]["template"]["spec"]["scheduling"] = case.scheduling
+    assert parse_deployment(obj).exclusive_nodes is case.want
+
+
+def test_exclusive_nodes_that_is_not_a_boolean_is_refused() -> None:
+    obj = load("deployment-exclusive-nodes.yaml")
+    obj["spec"]["template"]["spec"]["scheduling"]["exclusiveNodes"] = "sometimes"
+    with pytest.raises(
+        SpecError, match=r"spec\.template\.spec\.scheduling\.exclusiveNodes: Input should be a valid boolean"
+    ):
+        parse_deployment(obj)
+
+
+def test_an_exclusive_replica_states_it_and_others_leave_the_field_out() -> None:
+    got = [replica_manifest(replica(exclusive_nodes=e))["spec"]["scheduling"] for e in (True, False)]
+    assert got == [
+        {"queue": "default-queue", "priorityClassName": "inference", "exclusiveNodes": True},
+        {"queue": "default-queue", "priorityClassName": "inference"},
+    ]
 
 
 @pytest.mark.parametrize("case", ROUND_TRIPS, ids=lambda c: c.name)

@@ -85,4 +85,5 @@ def load_replica(raw: Mapping[str, Any]) -> ModelReplica:
         topology_preferred_level=raw.get("preferredTopologyLevel"),
         labels=raw.get("labels", {}),
         kserve_version=raw.get("kserveVersion"),
+        exclusive_nodes=raw.get("exclusiveNodes", False),
     )

@@ -46,6 +46,16 @@ CASES = [
         changes=True,
     ),
     Case("the queue is a new revision", edited("template.spec.scheduling", {"queue": "serving"}), changes=True),
+    Case(
+        "asking for exclusive nodes is a new revision",
+        edited("template.spec.scheduling", {"exclusiveNodes": True}),
+        changes=True,
+    ),
+    Case(
+        "exclusiveNodes false is the revision of a template without it",
+        edited("template.spec.scheduling", {"exclusiveNodes": False}),
+        changes=False,
+    ),
     Case("spec.replicas is the same revision", edited("replicas", 7), changes=False),
     Case(
         "the clusterSelector is the same revision",

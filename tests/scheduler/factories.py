@@ -179,6 +179,7 @@ def deployment(
     priority_class_name: str | None = None,
     template_labels: Mapping[str, str] | None = None,
     namespace_labels: Mapping[str, str] | None = None,
+    exclusive_nodes: bool = False,
 ) -> Deployment:
     return Deployment(
         namespace=namespace,
@@ -193,6 +194,7 @@ def deployment(
         priority_class_name=priority_class_name,
         template_labels=MappingProxyType(dict(template_labels or {})),
         namespace_labels=MappingProxyType(dict(namespace_labels or {})),
+        exclusive_nodes=exclusive_nodes,
     )
 
 
@@ -250,6 +252,7 @@ def observed(
         priority_class_name=dep.priority_class_name or KAI_DEFAULT_PRIORITY_CLASS,
         labels=dep.template_labels,
         ready=ready,
+        exclusive_nodes=dep.exclusive_nodes,
     )
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 import pytest
 from modelplane.devices import DeviceMatcher
-from modelplane.model import Cluster, Deployment, DeviceGroup, NodePool, PoolCharge, Stack
+from modelplane.model import Cluster, Deployment, DeviceGroup, NodePool, PoolCharge, PoolPacking, Stack
 from modelplane.scheduler import state
 from modelplane.scheduler.demand import Demand
 from modelplane.scheduler.engines import EngineOptions
@@ -57,6 +57,9 @@ def stated(
 SMALL = deployment("small", engines=gpu_engines(1))
 GANG = deployment("gang", engines=[leader_worker(workers=1)])
 GANG_COPY = PoolCharge(nodes=2, groups=(DeviceGroup(pods=2, devices=8),))  # a leader and a worker, 8 GPUs each
+SHARED = replace(pool("shared", nodes=2), packing=PoolPacking.DEVICES)
+SOLO = deployment("solo", engines=gpu_engines(1), exclusive_nodes=True)
+WHOLE_NODE = PoolCharge(nodes=1, groups=(DeviceGroup(pods=1, devices=1, whole=True),))
 
 
 @dataclass(frozen=True)
@@ -152,6 +155,18 @@ CASES = [
             devices=8,
         ),
     ),
+    Case(
+        "a deployment on a shared pool states a device, and the devices beside it as others' to use",
+        SMALL,
+        [cluster("a", pools=[SHARED])],
+        stated(SMALL, option(SHARED, idle=0), all_but=True),
+    ),
+    Case(
+        "an exclusive deployment states that its pods hold whole nodes, idling the devices beside them",
+        SOLO,
+        [cluster("a", pools=[SHARED])],
+        stated(SOLO, option(SHARED, charge=WHOLE_NODE, idle=7), all_but=True),
+    ),
 ]
 
 
@@ -225,6 +240,18 @@ READ_CASES = [
         BIG_ON_A,
         [cluster("a", pools=[H100], allowed_namespaces=["team-z"]), cluster("b", pools=[H100])],
         ("b", "b"),
+    ),
+    ReadCase(
+        "stated 1-GPU replicas share the nodes of a shared pool",
+        stated(deployment("small", replicas=3), option(SHARED, idle=0), clusters=("a",)),
+        [cluster("a", pools=[SHARED])],
+        ("a", "a", "a"),
+    ),
+    ReadCase(
+        "stated exclusive replicas take a whole node of a shared pool each",
+        stated(deployment("solo", replicas=3), option(SHARED, charge=WHOLE_NODE, idle=7), clusters=("a",)),
+        [cluster("a", pools=[SHARED])],
+        ("a", "a"),
     ),
     ReadCase(
         "an engine with no option places nothing anywhere",

@@ -32,6 +32,7 @@ _KIND = rf"^[0-9a-f]{{{KIND_LENGTH}}}$"
 class Group(Wire):
     pods: Count = Field(le=64)
     devices: Int = Field(ge=0, le=1024)
+    whole_nodes: bool | None = None  # an exclusive deployment's pods: each holds a whole node of a shared pool
 
 
 class Option(Wire):
@@ -64,7 +65,9 @@ class Option(Wire):
         return size
 
     def to_domain(self) -> tuple[StatedOption, ...]:
-        groups = tuple(sorted(m.DeviceGroup(pods=g.pods, devices=g.devices) for g in self.groups))
+        groups = tuple(
+            sorted(m.DeviceGroup(pods=g.pods, devices=g.devices, whole=bool(g.whole_nodes)) for g in self.groups)
+        )
         charge = m.PoolCharge(nodes=self.nodes, groups=groups)
         return tuple(
             StatedOption(
@@ -89,7 +92,10 @@ class Option(Wire):
             Option(
                 pool_kinds=tuple(o.kind for o in group),
                 nodes=first.cost,
-                groups=tuple(Group(pods=g.pods, devices=g.devices) for g in first.charge.groups),
+                groups=tuple(
+                    Group(pods=g.pods, devices=g.devices, whole_nodes=True if g.whole else None)
+                    for g in first.charge.groups
+                ),
                 claimed_devices=first.claimed,
                 idle_devices=first.idle,
                 spare_kinds=first.spare,

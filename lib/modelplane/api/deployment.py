@@ -250,6 +250,7 @@ def parse_deployment(obj: Mapping[str, Any], *, namespace_labels: Mapping[str, s
         priority_class_name=scheduling.priority_class_name,
         spread=m.SpreadPolicy((tpl.placement or Placement()).spread),
         movable=(tpl.placement or Placement()).moves == "Allowed",
+        exclusive_nodes=scheduling.exclusive_nodes,
         template_labels=dict((spec.template.metadata or TemplateMetadata()).labels or {}),
         rollout=spec.rollout.to_domain() if spec.rollout else m.RolloutStrategy(),
         namespace_labels=dict(namespace_labels or {}),

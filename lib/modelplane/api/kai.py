@@ -79,7 +79,9 @@ class Kai(Wire):
 
 
 class Scheduling(Wire):
-    """A deployment's KAI scheduling: both default to what its cluster sets for its namespace."""
+    """A deployment's KAI scheduling: queue and priority class default to what its cluster sets for its
+    namespace; `exclusive_nodes` keeps other deployments' pods off the nodes its pods use."""
 
     queue: QueueName | None = None
     priority_class_name: PriorityClassName | None = None
+    exclusive_nodes: bool = False

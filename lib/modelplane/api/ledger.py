@@ -27,14 +27,20 @@ ENGINE_FIELDS: Fields = {
     "copies": None,
     "members": {"role": None, "worker": None, "nodePoolName": None, "deviceRequests": None},
 }
-# spec.replacing: what superseded LLMInferenceServices hold while a rename runs both (charged too)
+# spec.replacing: what superseded LLMInferenceServices hold while a rename runs both (charged too);
+# spec.scheduling.exclusiveNodes: its pods hold whole nodes of shared pools (charged so)
 IDENTITY_FIELDS: Fields = {
     "metadata": {"name": None, "namespace": None, "labels": None},
-    "spec": {"clusterName": None, "replacing": {"engines": ENGINE_FIELDS}},
+    "spec": {"clusterName": None, "replacing": {"engines": ENGINE_FIELDS}, "scheduling": {"exclusiveNodes": None}},
 }
 LEDGER_FIELDS: Fields = {
     **IDENTITY_FIELDS,
-    "spec": {"clusterName": None, "engines": ENGINE_FIELDS, "replacing": {"engines": ENGINE_FIELDS}},
+    "spec": {
+        "clusterName": None,
+        "engines": ENGINE_FIELDS,
+        "replacing": {"engines": ENGINE_FIELDS},
+        "scheduling": {"exclusiveNodes": None},
+    },
 }
 
 _DNS = re.compile(DNS_LABEL)
@@ -203,4 +209,17 @@ def parse_ledger_replica(
         engines=engines,
         labels={k: v for k, v in sorted(labels.items()) if not k.startswith(MACHINERY_PREFIXES)},
         replacing=replacing,
+        exclusive_nodes=_exclusive(spec.get("scheduling")),
     )
+
+
+def _exclusive(scheduling: object) -> bool:
+    """spec.scheduling.exclusiveNodes (absent: not exclusive), checked as parse_replica checks it."""
+    if scheduling is None:
+        return False
+    value = _object(scheduling, "spec.scheduling", "ReplicaScheduling").get("exclusiveNodes")
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        _fail("spec.scheduling.exclusiveNodes", "Input should be a valid boolean")
+    return value

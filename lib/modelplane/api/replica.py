@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import BeforeValidator, Field, field_validator, model_validator
+from pydantic import BeforeValidator, Field, StrictBool, field_validator, model_validator
 
 from modelplane import model as m
 from modelplane.api._wire import Count, Observed, Wire, dump, maybe, unique, validate
@@ -202,6 +202,8 @@ class ReplicaScheduling(Wire):
     topology: str | None = None
     required_topology_level: str | None = Field(default=None, min_length=1, max_length=317)
     preferred_topology_level: str | None = Field(default=None, min_length=1, max_length=317)
+    # absent (every replica before the field): not exclusive; strict, as the ledger's own read is (api/ledger.py)
+    exclusive_nodes: StrictBool | None = None
 
 
 class ReplicaSpec(Wire):
@@ -272,6 +274,7 @@ def parse_replica(obj: Mapping[str, Any]) -> m.ModelReplica:
         topology=scheduling.topology or None,
         topology_required_level=scheduling.required_topology_level,
         topology_preferred_level=scheduling.preferred_topology_level,
+        exclusive_nodes=bool(scheduling.exclusive_nodes),
         labels={k: v for k, v in sorted(labels.items()) if not k.startswith(MACHINERY_PREFIXES)},
         ready=ready_at(
             labels.get(LABEL_REVISION) or None,
@@ -330,6 +333,7 @@ def replica_manifest(replica: m.ModelReplica) -> dict[str, Any]:
             topology=replica.topology,
             required_topology_level=replica.topology_required_level,
             preferred_topology_level=replica.topology_preferred_level,
+            exclusive_nodes=True if replica.exclusive_nodes else None,  # absent otherwise: manifests stay as they were
         ),
         kserve=KServe(version=replica.kserve_version) if replica.kserve_version else None,
         engines=tuple(ReplicaEngine.from_domain(e) for e in replica.engines),

@@ -177,6 +177,7 @@ def render_replica(replica: ModelReplica) -> tuple[RenderedObject, ...]:
             convention=kserve,
             model_name=model_spec(model)["name"],
             decode=decode,
+            exclusive_of=(replica.namespace, replica.deployment) if replica.exclusive_nodes else None,
         )
 
     llmis_router = router(replica.serving_mode, replica.router)

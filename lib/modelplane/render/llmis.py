@@ -99,6 +99,7 @@ def workload(
     convention: Convention,
     model_name: str,
     decode: bool = False,
+    exclusive_of: tuple[str, str] | None = None,
 ) -> Workload:
     """The LLMIS workload of an engine (`decode`: the main workload of a PrefillDecode LLMIS)."""
     main, worker = members(engine)
@@ -131,14 +132,22 @@ def workload(
         spec["labels"] = dict(sorted(labels.items()))
         spec["annotations"] = dict(sorted(annotations.items()))
     spec["template"] = pod_spec(
-        main, claim_template=claim_name(engine, main), tolerations=tolerations, launcher=launcher
+        main,
+        claim_template=claim_name(engine, main),
+        tolerations=tolerations,
+        launcher=launcher,
+        exclusive_of=exclusive_of,
     )
     par = parallelism.manifest(resolved)
     if par:
         spec["parallelism"] = par
     if worker is not None:
         spec["worker"] = pod_spec(
-            worker, claim_template=claim_name(engine, worker), tolerations=tolerations, launcher=launcher
+            worker,
+            claim_template=claim_name(engine, worker),
+            tolerations=tolerations,
+            launcher=launcher,
+            exclusive_of=exclusive_of,
         )
     return Workload(spec=spec, parallelism=resolved, members=pods)
 

@@ -25,7 +25,9 @@ Added to every PodSpec:
 - for a Leader or Worker, `MODELPLANE_LEADER_ADDRESS` and `MODELPLANE_RANK` ahead of `main`'s
   env, unless the engine sets them itself (see `gangenv`);
 - for a claiming member, a pod claim `devices` from its ResourceClaimTemplate (every pod gets
-  its own claim) and `resources.claims [{name: devices}]` on `main`.
+  its own claim) and `resources.claims [{name: devices}]` on `main`;
+- for an exclusive deployment, pod anti-affinity against every other deployment's pods (see
+  `exclusive`).
 
 Labels and annotations are not here: an LLMIS `template` is a PodSpec, so pod metadata travels in
 the workload's `labels`/`annotations` (see `llmis`).
@@ -39,6 +41,7 @@ from typing import Any, cast
 from modelplane import names
 from modelplane.model import PlacedMember, Toleration
 from modelplane.render.args import extra_args
+from modelplane.render.exclusive import anti_affinity
 from modelplane.render.gangenv import with_gang_env
 from modelplane.render.launch import Launcher
 
@@ -129,8 +132,12 @@ def pod_spec(
     claim_template: str | None,
     tolerations: tuple[Toleration, ...] = (),
     launcher: Launcher,
+    exclusive_of: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
-    """The member's PodSpec with the placement and gang wiring."""
+    """The member's PodSpec with the placement and gang wiring.
+
+    `exclusive_of`: (namespace, name) of an exclusive deployment, whose pods keep others off their nodes.
+    """
     template_spec = as_mapping(member.template.get("spec"))
     spec: dict[str, Any] = {k: v for k, v in template_spec.items() if k != "containers"}
     spec["containers"] = [serving_container(member, launcher=launcher), *_split(template_spec)[1]]
@@ -138,6 +145,8 @@ def pod_spec(
     wanted = [*as_list(spec.get("tolerations")), *(toleration(t) for t in tolerations), dict(GPU_TOLERATION)]
     spec["tolerations"] = [t for i, t in enumerate(wanted) if t not in wanted[:i]]
     spec["schedulerName"] = KAI_SCHEDULER
+    if exclusive_of is not None:
+        spec["affinity"] = anti_affinity(*exclusive_of)
     if claim_template is not None:
         claims = [c for c in as_list(spec.get("resourceClaims")) if as_mapping(c).get("name") != CLAIM_NAME]
         spec["resourceClaims"] = [*claims, {"name": CLAIM_NAME, "resourceClaimTemplateName": claim_template}]

@@ -2,10 +2,10 @@
 
 Like a Deployment's pod-template-hash, the revision is a digest of what every replica renders
 from: engines (members, pod templates, device requests, copies, parallelism), the model, serving,
-tolerations and scheduling. Placement (cluster, pools, index), spec.replicas, the clusterSelector,
-the rollout strategy and the template's metadata labels are not part of it: they move or scale
-replicas, or update labels in place, but never change what a replica serves. Equal templates give
-equal revisions whatever the order of map keys in the input.
+tolerations and scheduling (exclusive nodes included). Placement (cluster, pools, index),
+spec.replicas, the clusterSelector, the rollout strategy and the template's metadata labels are not
+part of it: they move or scale replicas, or update labels in place, but never change what a replica
+serves. Equal templates give equal revisions whatever the order of map keys in the input.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def _plain(value: object) -> object:
 
 def revision(deployment: Deployment) -> str:
     """The deployment's template revision: 10 hex characters."""
-    rendered_from = {
+    rendered_from: dict[str, object] = {
         "engines": deployment.engines,
         "model": deployment.model,
         "servingMode": deployment.serving_mode,
@@ -48,5 +48,7 @@ def revision(deployment: Deployment) -> str:
         "queue": deployment.queue,
         "priorityClassName": deployment.priority_class_name,
     }
+    if deployment.exclusive_nodes:  # only when set, so templates from before the field keep their revisions
+        rendered_from["exclusiveNodes"] = True
     text = json.dumps(_plain(rendered_from), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:REVISION_LENGTH]

@@ -19,6 +19,12 @@ The pool holds its groups when that is true of every group against all the other
 can be re-placed, after a node drains, whatever the others did) and the devices add up to at most
 N x G. A node's own devices are then never exceeded under the model: tests/scheduler check it by
 letting a random any-fit scheduler place the groups in random orders.
+
+A group of an exclusive deployment (`whole`) counts G devices a pod, whatever it claims: its pods'
+anti-affinity turns away every other deployment's pod from their nodes, so such a node is full to
+the others, and a node holding any other pod turns its pods away, which is the model's rule for a
+pod of G devices (b(G) is the smallest pod size). Its own pods may share a node, which holds less
+than the model charges.
 """
 
 from __future__ import annotations
@@ -82,27 +88,32 @@ class DeviceCapacity:
         trial.take(charge)
         return trial.holds()
 
+    def devices(self, group: DeviceGroup) -> int:
+        """What one pod of `group` holds here: its devices, or the whole node for an exclusive group."""
+        return self.per_node if group.whole else group.devices
+
     def take(self, charge: PoolCharge, *, sign: int = 1) -> None:
         groups = self.groups if self.groups is not None else Counter[DeviceGroup]()
         for g in charge.groups:
             groups[g] += sign
-            self.used += sign * g.pods * g.devices
+            self.used += sign * g.pods * self.devices(g)
         self.groups = +groups  # drop groups given back
 
     def holds(self) -> bool:
         groups = self.groups or Counter[DeviceGroup]()
         if self.used > self.nodes * self.per_node:
             return False
-        sizes = {g.devices for g in groups}
+        sizes = {self.devices(g) for g in groups}
         return all(self._group_fits(g, sizes) for g in groups)
 
     def _group_fits(self, group: DeviceGroup, sizes: set[int]) -> bool:
         if group.devices > self.per_node or group.pods > self.nodes:
             return False
-        full_at = _least_above(self.per_node - group.devices, self.per_node, sizes)
+        devices = self.devices(group)
+        full_at = _least_above(self.per_node - devices, self.per_node, sizes)
         if full_at is None:  # no mix of the pool's pod sizes can turn this group away from a node
             return True
-        others = self.used - group.pods * group.devices
+        others = self.used - group.pods * devices
         return self.nodes - others // full_at >= group.pods
 
     def free_nodes(self) -> int:

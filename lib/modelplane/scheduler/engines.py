@@ -78,8 +78,14 @@ class EngineSource(ABC):
         return pools
 
 
-def engine_option(matcher: DeviceMatcher, engine: Engine, pool: NodePool) -> EngineOption | None:
-    """The engine on `pool`, or None when a member does not match or nothing resolves a DRA device."""
+def engine_option(
+    matcher: DeviceMatcher, engine: Engine, pool: NodePool, *, exclusive: bool = False
+) -> EngineOption | None:
+    """The engine on `pool`, or None when a member does not match or nothing resolves a DRA device.
+
+    `exclusive`: the deployment holds whole nodes (capacity.py), so on a shared pool too the devices
+    its pods leave unclaimed idle.
+    """
     requests: list[tuple[ResolvedDeviceRequest, ...]] = []
     cost = claimed = 0
     synthetic_requests = 0
@@ -98,7 +104,7 @@ def engine_option(matcher: DeviceMatcher, engine: Engine, pool: NodePool) -> Eng
             claiming.append((member.pods_per_copy, devices))
     if cost == 0:
         return None
-    shared = shares_devices(pool)
+    shared = shares_devices(pool) and not exclusive
     dra = [d for d in pool.devices if d.claim is ClaimKind.DRA and d.count > 0]
     classes = {r.device_class_name for member in requests for r in member}
     synthetic = sum(1 for d in pool.devices if d.claim is ClaimKind.SYNTHETIC and d.count > 0)
@@ -106,7 +112,7 @@ def engine_option(matcher: DeviceMatcher, engine: Engine, pool: NodePool) -> Eng
         pool=pool.name,
         cost=cost,
         requests=tuple(requests),
-        charge=engine_charge(engine.copies, tuple(claiming)),
+        charge=engine_charge(engine.copies, tuple(claiming), whole=exclusive),
         claimed=claimed,
         # on a shared pool other replicas' pods use the rest of a node's devices
         idle=0 if shared else max(cost * sum(d.count for d in dra) - claimed, 0),
@@ -158,7 +164,9 @@ class EngineOptions(EngineSource):
         key = (index, self._matcher.pool_kinds(pool)[1], pool.name, pool.packing)
         if key in self._by_pool:
             return self._by_pool[key]
-        option = self._by_pool[key] = engine_option(self._matcher, engine, pool)
+        option = self._by_pool[key] = engine_option(
+            self._matcher, engine, pool, exclusive=self._deployment.exclusive_nodes
+        )
         return option
 
     def unmatched(self, cluster: Cluster, engine_index: int) -> str:

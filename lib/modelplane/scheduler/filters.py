@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
-from modelplane.model import Cluster, Deployment, TaintEffect
+from modelplane.model import Cluster, Deployment, TaintEffect, kserve_rendered_as
 from modelplane.scheduler import kai, stack
 from modelplane.scheduler.engines import EngineOption, EngineSource
 from modelplane.scheduler.fit import assign, shortfall
@@ -41,6 +41,9 @@ REASON_STACK_NOT_RENDERED = "had stack Dynamo, whose multi-node engines are not 
 REASON_NO_MATCHING_POOL = "had no pool matching an engine's devices"
 REASON_NO_CAPACITY = "had no pool with enough free nodes"
 REASON_UNREADABLE_REPLICA = "held a ModelReplica that cannot be read"
+REASON_NO_EXCLUSIVE_NODES = "could not keep other deployments off exclusive nodes"
+# The KServe minor whose pods carry no labels of ours (render/llmis.py): no anti-affinity can tell deployments apart.
+KSERVE_UNLABELLED = "0.16"
 
 SCHEDULING_EFFECTS = frozenset({TaintEffect.NO_SCHEDULE, TaintEffect.NO_EXECUTE})
 
@@ -165,6 +168,16 @@ def _kai_allowed(ctx: Context, cluster: Cluster) -> Status:
     return Status(code=Code.UNRESOLVABLE, reason=REASON_KAI_NOT_ALLOWED, detail=problem)
 
 
+def _exclusive_nodes(ctx: Context, cluster: Cluster) -> Status:
+    if not ctx.deployment.exclusive_nodes or kserve_rendered_as(cluster.kserve_version) != KSERVE_UNLABELLED:
+        return FIT
+    detail = (
+        f"KServe {cluster.kserve_version} does not label the pods it creates, so no pod anti-affinity can tell "
+        "deployments apart; exclusive nodes need KServe 0.17 or later"
+    )
+    return Status(code=Code.UNRESOLVABLE, reason=REASON_NO_EXCLUSIVE_NODES, detail=detail)
+
+
 def _cluster_selector(ctx: Context, cluster: Cluster) -> Status:
     selector = ctx.deployment.cluster_selector
     if selector is None or selector_matches(selector, cluster.labels):
@@ -228,6 +241,7 @@ FILTERS: tuple[Filter, ...] = (
     # after the selector and taints: a cluster the deployment would never use need not say what queues it allows
     Filter(name="KaiAllowed", check=_kai_allowed),
     Filter(name="StackSupported", check=_stack_supported),
+    Filter(name="ExclusiveNodes", check=_exclusive_nodes),
     Filter(name="DeviceMatch", check=_pools_match_devices),
     Filter(name="ReplicasReadable", check=_replicas_readable),
     Filter(name=NODE_CAPACITY, check=_enough_free_nodes, uses_ledger=True, needs="DeviceMatch"),

@@ -82,8 +82,8 @@ class Packing:
             return static
         if not pool.groups:  # opening an unused shared pool splits free capacity the other pools could take
             return Penalty(idle=static.idle, premium=static.premium, mixing=OPENING * pool.per_node)
-        present = {g.devices for g in pool.groups}
-        new = {g.devices for g in option.charge.groups} - present
+        present = {pool.devices(g) for g in pool.groups}
+        new = {pool.devices(g) for g in option.charge.groups} - present
         # A pod size new to the pool lets smaller pods crowd larger ones out of every node (capacity.py).
         return Penalty(idle=static.idle, premium=static.premium, mixing=MIXING * pool.per_node * len(new))
 

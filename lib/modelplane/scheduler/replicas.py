@@ -61,4 +61,5 @@ def build_replica(
         labels=deployment.template_labels,
         ready=ready,
         kserve_version=cluster.kserve_version,
+        exclusive_nodes=deployment.exclusive_nodes,
     )
