@@ -80,3 +80,13 @@ def test_the_replicas_holding_the_pools_a_deployment_could_use_block_it() -> Non
         "team-b/chat#1 on a/h200 (1 node)",
         "team-b/small#0 on b/h200 (1 device)",
     ]
+
+
+def test_an_exclusive_replica_blocks_the_whole_shared_nodes_it_holds() -> None:
+    solo = replace(SMALL, name="solo", exclusive_nodes=True)
+    fleet = [cluster("b", pools=[replace(pool("h100", nodes=2), packing=PoolPacking.DEVICES)])]
+    replicas = [observed(SMALL, cluster="b", index=0, pools="h100"), observed(solo, cluster="b", index=0, pools="h100")]
+    assert [b.text() for b in blockers(deployment("big"), fleet, replicas)] == [
+        "team-b/small#0 on b/h100 (1 device)",
+        "team-b/solo#0 on b/h100 (8 devices)",
+    ]

@@ -287,3 +287,19 @@ def test_a_shared_pool_shows_devices_per_replica_and_the_nodes_they_fill_at_leas
         ("", "", "", "", "", "", "", "", "team-a/small#1 main (new, 3 devices)"),
         ("", "", "", "", "", "", "", "", "team-a/small#2 main (new, 3 devices)"),
     ]
+
+
+def test_an_exclusive_deployment_fills_a_whole_shared_node_per_pod() -> None:
+    solo = deployment(
+        "solo",
+        namespace="team-a",
+        replicas=2,
+        engines=[engine(members=[member(requests=[request(count=1)])])],
+        exclusive_nodes=True,
+    )
+    fleet = [cluster("a", pools=[replace(pool("h100", nodes=2), packing=PoolPacking.DEVICES)])]
+    got = build(solo, fleet, [], schedule(solo, fleet, []))
+    assert cluster_rows(got.clusters[0]) == [
+        ("a", "yes", "-", "h100", "8x gpu (shared)", "2", "2", "0", "team-a/solo#0 main (new, 1 device)"),
+        ("", "", "", "", "", "", "", "", "team-a/solo#1 main (new, 1 device)"),
+    ]

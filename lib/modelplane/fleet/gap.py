@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from modelplane.devices import DeviceMatcher
 from modelplane.fleet.view import ClusterView
 from modelplane.model import Cluster, Deployment, ModelReplica
-from modelplane.scheduler.capacity import shares_devices
+from modelplane.scheduler.capacity import dra_devices_per_node, shares_devices
 from modelplane.scheduler.demand import Demand
 from modelplane.scheduler.engines import EngineOptions
 from modelplane.scheduler.ledger import Ledger
@@ -79,7 +79,9 @@ def blockers(
             if node_pool is None or charge.nodes <= 0:
                 continue
             shared = shares_devices(node_pool)
-            held = sum(g.pods * g.devices for g in charge.groups) if shared else charge.nodes
+            per_node = dra_devices_per_node(node_pool)
+            # an exclusive replica's pods hold whole nodes there (scheduler/capacity.py)
+            held = sum(g.pods * (per_node if g.whole else g.devices) for g in charge.groups) if shared else charge.nodes
             out.append(
                 Blocker(
                     cluster=r.cluster,

@@ -45,6 +45,7 @@ class Chip:
     devices: int = 0  # DRA devices its pods claim on this pool
     revision: str = ""  # the template revision it renders; "" when unknown
     outdated: bool = False  # this deployment's, on a revision older than the one it rolls out
+    whole: bool = False  # an exclusive deployment's: each pod holds a whole node, on a shared pool too
 
     @property
     def owner(self) -> str:
@@ -185,6 +186,7 @@ def _chips(replica: ModelReplica, origin: Origin, current: str | None) -> dict[s
                 if m.pool == pool
             ),
             revision=replica.revision or "",
+            whole=replica.exclusive_nodes,
             # Another deployment's revision says nothing about this one's rollout; no label counts as current.
             outdated=origin is not Origin.OTHER and current is not None and replica.revision not in (current, None),
         )
@@ -215,7 +217,9 @@ def pool_views(cluster: Cluster, by_pool: Mapping[tuple[str, str], Sequence[Chip
         PoolView(
             name=pool.name,
             nodes=pool.nodes,
-            used=-(-sum(c.devices for c in chips) // max(per_node, 1)) if shared else sum(c.nodes for c in chips),
+            used=-(-sum(c.nodes * per_node if c.whole else c.devices for c in chips) // max(per_node, 1))
+            if shared
+            else sum(c.nodes for c in chips),
             chips=chips,
             devices=devices(pool) + (" (shared)" if shared else ""),
             shared=shared,
