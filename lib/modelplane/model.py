@@ -265,6 +265,17 @@ class NodePool:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Fabric:
+    """Pools of a cluster whose nodes share one interconnect fabric: an engine's members may span them."""
+
+    name: str
+    pools: tuple[str, ...]  # sorted, at least two
+    # a level (node label key) of the cluster's KAI Topology whose domain is this fabric: a spanning
+    # engine's pods are kept within one domain of it
+    topology_level: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class KaiAllowance:
     """KAI queues and priority classes a namespace may use on a cluster beside its defaults (sorted)."""
 
@@ -294,6 +305,11 @@ class Cluster:
     pools: tuple[NodePool, ...] = ()
     kserve_version: str | None = None  # one of KSERVE_VERSIONS; None = the newest
     stack: Stack = Stack.STANDARD
+    fabrics: tuple[Fabric, ...] = ()  # sorted by name; a pool is in at most one
+
+    def fabric_of(self, pools: tuple[str, ...] | frozenset[str]) -> Fabric | None:
+        """The fabric every one of `pools` is in, if any."""
+        return next((f for f in self.fabrics if set(pools) <= set(f.pools)), None)
 
 
 # --- placements and replicas ------------------------------------------------------------
@@ -385,6 +401,8 @@ class PlacedEngine:
     phase: Phase | None = None
     parallelism: Parallelism | None = None
     members: tuple[PlacedMember, ...]
+    # members on several pools of one fabric: the KAI topology level keeping its pods in one fabric domain
+    fabric_level: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

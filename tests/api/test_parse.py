@@ -469,6 +469,22 @@ ROUND_TRIPS = [
     RoundTrip("a replica with no model", replica(model=None, labels={"a": "b"})),
     RoundTrip("a replica for a later KServe than the function knows", replica(kserve_version="0.21")),
     RoundTrip("an exclusive deployment's replica", replica(exclusive_nodes=True)),
+    RoundTrip(
+        "a gang spanning two pools of a fabric",
+        replica(
+            topology="fabric-topology",
+            engines=(
+                m.PlacedEngine(
+                    name="gang",
+                    members=(
+                        placed(m.Role.LEADER, pool="coordinators"),
+                        m.PlacedMember(role=m.Role.WORKER, worker_nodes=2, pool="h100", template=pod()),
+                    ),
+                    fabric_level="example.com/ib-domain",
+                ),
+            ),
+        ),
+    ),
 ]
 
 

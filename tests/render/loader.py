@@ -62,6 +62,7 @@ def _engine(raw: Mapping[str, Any]) -> PlacedEngine:
         phase=Phase(raw["phase"]) if "phase" in raw else None,
         parallelism=_parallelism(raw.get("parallelism")),
         members=tuple(_member(m) for m in raw["members"]),
+        fabric_level=raw.get("fabricLevel"),
     )
 
 

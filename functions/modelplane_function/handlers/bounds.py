@@ -71,6 +71,8 @@ CLUSTER = (
     ("spec.kai.namespaces", 256),
     ("spec.kai.namespaces[].queues", 32),
     ("spec.kai.namespaces[].priorityClassNames", 32),
+    ("spec.fabrics", 16),
+    ("spec.fabrics[].nodePools", 16),
     ("spec.nodePools[].zones", 32),
     *((f"spec.nodePools{path}", n) for path, n in _POOLS),
     *((f"status.gpuPools{path}", n) for path, n in _POOLS),

@@ -35,6 +35,7 @@ from modelplane.api.kai import Kai
 from modelplane.api.provisioning import CapacityBlock, ClusterSource, Fabric
 from modelplane.devices.quantity import QuantityError, parse_quantity
 from modelplane.devices.semver import is_semver
+from modelplane.errors import SpecError
 
 
 class Attribute(Wire):
@@ -254,6 +255,42 @@ class KServe(Wire):
         return version
 
 
+class SharedFabric(Wire):
+    """Pools whose nodes share one interconnect fabric: an engine's members may span them."""
+
+    name: str = Field(min_length=1, max_length=63, pattern=DNS_LABEL)
+    node_pools: tuple[Annotated[str, Field(min_length=1, max_length=63)], ...] = Field(min_length=2, max_length=16)
+    topology_level: str | None = Field(default=None, min_length=1, max_length=317)
+
+    @field_validator("node_pools")
+    @classmethod
+    def _unique(cls, pools: tuple[str, ...]) -> tuple[str, ...]:
+        unique("fabric node pools", list(pools))
+        return pools
+
+    def to_domain(self) -> m.Fabric:
+        return m.Fabric(name=self.name, pools=tuple(sorted(self.node_pools)), topology_level=self.topology_level)
+
+
+def _fabrics(fabrics: tuple[SharedFabric, ...] | None, pools: tuple[m.NodePool, ...], kai: Kai) -> tuple[m.Fabric, ...]:
+    """The cluster's fabrics, each pool on at most one and every one named a pool of the cluster."""
+    names = {p.name for p in pools}
+    seen: dict[str, str] = {}
+    for i, f in enumerate(fabrics or ()):
+        for pool in f.node_pools:
+            if pool not in names:
+                msg = f"spec.fabrics[{i}].nodePools: {pool!r} is not a node pool of the cluster"
+                raise SpecError(msg)
+            if pool in seen:
+                msg = f"spec.fabrics[{i}].nodePools: pool {pool!r} is already on fabric {seen[pool]!r}"
+                raise SpecError(msg)
+            seen[pool] = f.name
+        if f.topology_level is not None and kai.topology is None:
+            msg = f"spec.fabrics[{i}].topologyLevel: a topology level needs spec.kai.topology"
+            raise SpecError(msg)
+    return tuple(sorted((f.to_domain() for f in fabrics or ()), key=lambda f: f.name))
+
+
 class ClusterSpec(Wire):
     cluster: ClusterSource | None = None  # Modelplane's provisioning: accepted, no effect here
     taints: tuple[Taint, ...] | None = Field(default=None, max_length=32)
@@ -265,9 +302,16 @@ class ClusterSpec(Wire):
     kserve: KServe | None = None
     stack: Literal["Standard", "Dynamo"] = "Standard"
     node_pools: tuple[NodePool, ...] | None = Field(default=None, max_length=16)
+    fabrics: tuple[SharedFabric, ...] | None = Field(default=None, max_length=16)
     crossplane: dict[str, Any] | None = None  # Crossplane's own machinery on observed XRs
 
     _pools = field_validator("node_pools")(_unique_pools)
+
+    @field_validator("fabrics")
+    @classmethod
+    def _unique_fabrics(cls, fabrics: tuple[SharedFabric, ...] | None) -> tuple[SharedFabric, ...] | None:
+        unique("fabric names", [f.name for f in fabrics or ()])
+        return fabrics
 
     @field_validator("taints")
     @classmethod
@@ -316,6 +360,7 @@ def parse_cluster(obj: Mapping[str, Any], *, devices: MutableMapping[str, Any] |
     provider = spec.provider_config_ref or status.provider_config_ref
     kai = spec.kai or Kai()
     allowed = spec.allowed_namespaces
+    domain_pools = tuple(p.to_domain() for p in sorted(pools or (), key=lambda p: p.name))
     return m.Cluster(
         name=str(meta["name"]),
         labels=dict(meta.get("labels") or {}),
@@ -334,7 +379,8 @@ def parse_cluster(obj: Mapping[str, Any], *, devices: MutableMapping[str, Any] |
         topology=kai.topology or None,
         topology_required_level=kai.required_topology_level,
         topology_preferred_level=kai.preferred_topology_level,
-        pools=tuple(p.to_domain() for p in sorted(pools or (), key=lambda p: p.name)),
+        pools=domain_pools,
         kserve_version=spec.kserve.version if spec.kserve else None,
         stack=m.Stack(spec.stack),
+        fabrics=_fabrics(spec.fabrics, domain_pools, kai),
     )

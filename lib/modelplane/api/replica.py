@@ -151,6 +151,8 @@ class ReplicaEngine(Wire):
     phase: Literal["Prefill", "Decode"] | None = None
     parallelism: Parallelism | None = None
     members: tuple[ReplicaMember, ...] = Field(min_length=1, max_length=2)
+    # members on pools of one fabric: the KAI topology level its pods keep within one domain of
+    fabric_topology_level: str | None = Field(default=None, min_length=1, max_length=317)
 
     @model_validator(mode="after")
     def _shape(self) -> Self:
@@ -164,6 +166,7 @@ class ReplicaEngine(Wire):
             phase=maybe(self.phase, m.Phase),
             parallelism=maybe(self.parallelism, Parallelism.to_domain),
             members=tuple(x.to_domain() for x in self.members),
+            fabric_level=self.fabric_topology_level,
         )
 
     @classmethod
@@ -174,6 +177,7 @@ class ReplicaEngine(Wire):
             phase=e.phase.value if e.phase else None,
             parallelism=maybe(e.parallelism, Parallelism.from_domain),
             members=tuple(ReplicaMember.from_domain(x) for x in e.members),
+            fabric_topology_level=e.fabric_level,
         )
 
 

@@ -14,6 +14,9 @@ Topology: when the cluster names a KAI Topology, the PodGroup carries `topologyC
 {topology}` plus the levels (node label keys of that Topology) the cluster's `spec.kai` gives:
 `requiredTopologyLevel` keeps every pod of the replica in one domain of that level (one rack),
 `preferredTopologyLevel` asks KAI to try. No level is guessed: without one KAI applies no locality.
+An engine whose members span pools of one interconnect fabric (the cluster's `spec.fabrics`) whose
+domain is a level of that Topology gets `requiredTopologyLevel` at that level on its own leaf, so
+KAI keeps its pods within one fabric domain.
 """
 
 from __future__ import annotations
@@ -29,13 +32,21 @@ def engine_pods(engine: PlacedEngine) -> int:
     return engine.copies * sum(m.pods_per_copy for m in engine.members)
 
 
+def _sub_group(replica: ModelReplica, engine: PlacedEngine) -> dict[str, Any]:
+    """An engine's leaf; one whose members span pools of a fabric is kept within one domain of its level."""
+    leaf: dict[str, Any] = {"name": engine.name, "minMember": engine_pods(engine)}
+    if engine.fabric_level and replica.topology:
+        leaf["topologyConstraint"] = {"topology": replica.topology, "requiredTopologyLevel": engine.fabric_level}
+    return leaf
+
+
 def pod_group(replica: ModelReplica, *, name: str, labels: Mapping[str, str]) -> dict[str, Any]:
     """The replica's PodGroup."""
     engines = sorted(replica.engines, key=lambda e: e.name)
     spec: dict[str, Any] = {
         "queue": replica.queue,
         "minSubGroup": len(engines),
-        "subGroups": [{"name": e.name, "minMember": engine_pods(e)} for e in engines],
+        "subGroups": [_sub_group(replica, e) for e in engines],
         "priorityClassName": replica.priority_class_name,
     }
     if replica.topology:

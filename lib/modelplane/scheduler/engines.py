@@ -2,6 +2,10 @@
 
 An engine goes on ONE pool: every member must match there (a member without device requests
 matches any pool and rides along claimless), and at least one member must resolve a DRA device.
+Where the cluster declares pools that share an interconnect fabric, the engine's members may also
+span them, each member on one pool of the fabric (its pods share a PodSpec, so one pool each); never
+pools without a shared fabric, across which a gang's collective cannot form. Such an option comes
+after the single-pool ones of equal penalty (fit.py).
 The engine's cost on a pool is pods x copies of each member that resolves a DRA device. Options
 are computed once per (engine, pool name, pool content, packing) per schedule() call; capacity changes
 between rounds never change them.
@@ -9,6 +13,7 @@ between rounds never change them.
 
 from __future__ import annotations
 
+import itertools
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,6 +28,7 @@ from modelplane.model import (
     Deployment,
     Device,
     Engine,
+    Fabric,
     NodePool,
     PoolCharge,
     PoolPacking,
@@ -45,6 +51,18 @@ class EngineOption:
     idle: int = 0  # DRA devices left unclaimed on the nodes it holds
     spare: int = 0  # Synthetic device kinds (a NIC) on those nodes that the engine does not ask for, per node
     size: Fraction = Fraction(0)  # the capacities of the pool's claimed device kinds, summed per device
+    # An option spanning pools of a fabric: each member's pool (spec order), and what it holds per pool
+    # (`pool` is then the first claiming member's, `charge` the sum); empty for a single-pool option.
+    member_pools: tuple[str, ...] = ()
+    split: tuple[tuple[str, PoolCharge], ...] = ()
+    fabric: Fabric | None = None
+
+    def pool_charges(self) -> tuple[tuple[str, PoolCharge], ...]:
+        """What the option holds per pool."""
+        return self.split or ((self.pool, self.charge),)
+
+    def pool_of(self, member: int) -> str:
+        return self.member_pools[member] if self.member_pools else self.pool
 
 
 # Per engine in spec order: the pools that can host it, sorted by pool name.
@@ -67,13 +85,19 @@ class EngineSource(ABC):
 
     def on_pool(self, cluster: Cluster, engine_index: int, pool: str) -> EngineOption | None:
         """The option for one engine on one named pool, if the pool can host it."""
-        return next((o for o in self.of(cluster)[engine_index] if o.pool == pool), None)
+        return next((o for o in self.of(cluster)[engine_index] if o.pool == pool and not o.split), None)
+
+    def on_pools(self, cluster: Cluster, engine_index: int, member_pools: tuple[str, ...]) -> EngineOption | None:
+        """The option for one engine with each member (spec order) on the named pools, if they can host it."""
+        if len(set(member_pools)) == 1:
+            return self.on_pool(cluster, engine_index, member_pools[0])
+        return next((o for o in self.of(cluster)[engine_index] if o.member_pools == member_pools), None)
 
     def matching_pools(self, cluster: Cluster) -> frozenset[str]:
         """Pools that can host at least one engine: the cluster's capacity relevant to this deployment."""
         pools = self._matching.get(cluster.name)
         if pools is None:
-            pools = frozenset(o.pool for opts in self.of(cluster) for o in opts)
+            pools = frozenset(p for opts in self.of(cluster) for o in opts for p, _ in o.pool_charges())
             self._matching[cluster.name] = pools
         return pools
 
@@ -86,38 +110,69 @@ def engine_option(
     `exclusive`: the deployment holds whole nodes (capacity.py), so on a shared pool too the devices
     its pods leave unclaimed idle.
     """
+    return spanning_option(matcher, engine, (pool,) * len(engine.members), exclusive=exclusive)
+
+
+def spanning_option(
+    matcher: DeviceMatcher,
+    engine: Engine,
+    pools: tuple[NodePool, ...],
+    *,
+    exclusive: bool = False,
+    fabric: Fabric | None = None,
+) -> EngineOption | None:
+    """The engine with member i on pools[i] (one pool, or pools of `fabric`), or None as engine_option."""
     requests: list[tuple[ResolvedDeviceRequest, ...]] = []
     cost = claimed = 0
-    synthetic_requests = 0
-    claiming: list[tuple[int, int]] = []
-    for member in engine.members:
+    synthetic_requests: dict[str, int] = {}
+    claiming: dict[str, list[tuple[int, int]]] = {}
+    for member, pool in zip(engine.members, pools, strict=True):
         match = matcher.match_member(member, pool)
         if match is None:
             return None
         requests.append(match.resolved)
-        synthetic_requests = max(synthetic_requests, len(member.device_requests) - len(match.resolved))
+        unresolved = len(member.device_requests) - len(match.resolved)
+        synthetic_requests[pool.name] = max(synthetic_requests.get(pool.name, 0), unresolved)
         if match.resolved:
             pods = member.pods_per_copy * engine.copies
             devices = sum(r.count for r in match.resolved)
             cost += pods
             claimed += pods * devices
-            claiming.append((member.pods_per_copy, devices))
+            claiming.setdefault(pool.name, []).append((member.pods_per_copy, devices))
     if cost == 0:
         return None
-    shared = shares_devices(pool) and not exclusive
-    dra = [d for d in pool.devices if d.claim is ClaimKind.DRA and d.count > 0]
+    by_name = {p.name: p for p in pools}
+    idle = spare = 0
+    size = Fraction(0)
     classes = {r.device_class_name for member in requests for r in member}
-    synthetic = sum(1 for d in pool.devices if d.claim is ClaimKind.SYNTHETIC and d.count > 0)
+    for name, members in claiming.items():
+        pool = by_name[name]
+        dra = [d for d in pool.devices if d.claim is ClaimKind.DRA and d.count > 0]
+        pods = sum(p for p, _ in members) * engine.copies
+        held = sum(p * d for p, d in members) * engine.copies
+        # on a shared pool other replicas' pods use the rest of a node's devices
+        idle += 0 if shares_devices(pool) and not exclusive else max(pods * sum(d.count for d in dra) - held, 0)
+        synthetic = sum(1 for d in pool.devices if d.claim is ClaimKind.SYNTHETIC and d.count > 0)
+        spare = max(spare, synthetic - synthetic_requests.get(name, 0))
+        size = max(size, max((_size(d) for d in dra if d.device_class_name in classes), default=Fraction(0)))
+    charges = {name: engine_charge(engine.copies, tuple(m), whole=exclusive) for name, m in claiming.items()}
+    first = next(iter(claiming))
+    spans = len({p.name for p in pools}) > 1
+    total = PoolCharge()
+    for charge in charges.values():
+        total += charge
     return EngineOption(
-        pool=pool.name,
+        pool=first,
         cost=cost,
         requests=tuple(requests),
-        charge=engine_charge(engine.copies, tuple(claiming), whole=exclusive),
+        charge=total,
         claimed=claimed,
-        # on a shared pool other replicas' pods use the rest of a node's devices
-        idle=0 if shared else max(cost * sum(d.count for d in dra) - claimed, 0),
-        spare=max(synthetic - synthetic_requests, 0),
-        size=max((_size(d) for d in dra if d.device_class_name in classes), default=Fraction(0)),
+        idle=idle,
+        spare=spare,
+        size=size,
+        member_pools=tuple(p.name for p in pools) if spans else (),
+        split=tuple(sorted(charges.items())) if spans else (),
+        fabric=fabric if spans else None,
     )
 
 
@@ -152,11 +207,32 @@ class EngineOptions(EngineSource):
         if cached is None:
             pools = sorted(cluster.pools, key=lambda p: p.name)
             cached = tuple(
-                tuple(opt for pool in pools if (opt := self._on(index, engine, pool)) is not None)
+                (
+                    *(opt for pool in pools if (opt := self._on(index, engine, pool)) is not None),
+                    *self._spanning(engine, cluster),
+                )
                 for index, engine in enumerate(self._deployment.engines)
             )
             self._by_cluster[cluster.name] = cached
         return cached
+
+    def _spanning(self, engine: Engine, cluster: Cluster) -> tuple[EngineOption, ...]:
+        """The engine with its members on several pools of one fabric, every such assignment in pool order."""
+        if len(engine.members) < 2 or not cluster.fabrics:  # noqa: PLR2004 - one member has nothing to span
+            return ()
+        by_name = {p.name: p for p in cluster.pools}
+        out: list[EngineOption] = []
+        for fabric in cluster.fabrics:
+            pools = [by_name[n] for n in fabric.pools if n in by_name]
+            for chosen in itertools.product(pools, repeat=len(engine.members)):
+                if len({p.name for p in chosen}) < 2:  # noqa: PLR2004 - one pool: the single-pool options
+                    continue
+                option = spanning_option(
+                    self._matcher, engine, chosen, exclusive=self._deployment.exclusive_nodes, fabric=fabric
+                )
+                if option is not None:
+                    out.append(option)
+        return tuple(out)
 
     def _on(self, index: int, engine: Engine, pool: NodePool) -> EngineOption | None:
         # Everything engine_option reads of the pool: its name, its device content and its packing (a
@@ -184,5 +260,6 @@ def cost_by_pool(options: tuple[EngineOption, ...]) -> Mapping[str, PoolCharge]:
     """What a replica holds per pool when its engines take `options`."""
     cost: dict[str, PoolCharge] = {}
     for opt in options:
-        cost[opt.pool] = cost[opt.pool] + opt.charge if opt.pool in cost else opt.charge
+        for pool, charge in opt.pool_charges():
+            cost[pool] = cost[pool] + charge if pool in cost else charge
     return cost

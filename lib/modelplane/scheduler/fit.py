@@ -36,26 +36,38 @@ def assign(
         state = (i, tuple(sorted((name, cap.state()) for name, cap in remaining.items())))
         if state in failed:
             return False
-        fitting = [o for o in options[i] if o.pool in remaining and remaining[o.pool].fits(o.charge)]
+        fitting = [o for o in options[i] if fits(o, remaining)]
+        # an option spanning a fabric's pools only after every single-pool one of the same penalty
         for opt in sorted(
-            fitting, key=lambda o: (penalty(i, o) if penalty else 0, remaining[o.pool].free_nodes(), o.pool)
+            fitting,
+            key=lambda o: (penalty(i, o) if penalty else 0, bool(o.split), remaining[o.pool].free_nodes(), o.pool),
         ):
-            remaining[opt.pool].take(opt.charge)
+            take(opt, remaining)
             chosen.append(opt)
             if search(i + 1):
                 return True
             chosen.pop()
-            remaining[opt.pool].take(opt.charge, sign=-1)
+            take(opt, remaining, sign=-1)
         failed.add(state)
         return False
 
     return tuple(chosen) if search(0) else None
 
 
+def fits(option: EngineOption, pools: Mapping[str, PoolCapacity]) -> bool:
+    """Whether every pool the option holds can hold its part (separately: engines of a replica are fitted in turn)."""
+    return all(pool in pools and pools[pool].fits(charge) for pool, charge in option.pool_charges())
+
+
+def take(option: EngineOption, pools: Mapping[str, PoolCapacity], *, sign: int = 1) -> None:
+    for pool, charge in option.pool_charges():
+        pools[pool].take(charge, sign=sign)
+
+
 def shortfall(engines: Sequence[Engine], options: ClusterOptions, pools: Mapping[str, PoolCapacity]) -> str:
     """Why `assign` found nothing: the first engine no pool fits, else the engines that fit only singly."""
     for engine, opts in zip(engines, options, strict=True):
-        if not any(o.pool in pools and pools[o.pool].fits(o.charge) for o in opts):
+        if not any(fits(o, pools) for o in opts):
             # The closest miss: the pool with the most free nodes (then name).
             best = min(opts, key=lambda o: (-_free(pools, o.pool), o.pool))
             cap = pools.get(best.pool)
@@ -63,7 +75,7 @@ def shortfall(engines: Sequence[Engine], options: ClusterOptions, pools: Mapping
                 return f"pool {best.pool}: {cap.describe()}, engine {engine.name} needs {_pods(best)}"
             have = max(_free(pools, best.pool), 0)
             return f"pool {best.pool}: {have} free {_nodes(have)}, engine {engine.name} needs {best.cost}"
-    names = sorted({o.pool for opts in options for o in opts})
+    names = sorted({p for opts in options for o in opts for p, _ in o.pool_charges()})
     frees = ", ".join(f"pool {p}: {pools[p].describe()}" for p in names if p in pools)
     engine_names = ", ".join(e.name for e in engines)
     return f"engines {engine_names} each fit a pool but not all together ({frees})"

@@ -29,13 +29,14 @@ def build_replica(
                 PlacedMember(
                     role=member.role,
                     worker_nodes=member.worker_nodes,
-                    pool=opt.pool,
+                    pool=opt.pool_of(j),
                     device_requests=requests,
                     constraints=member.constraints,
                     template=member.template,
                 )
-                for member, requests in zip(engine.members, opt.requests, strict=True)
+                for j, (member, requests) in enumerate(zip(engine.members, opt.requests, strict=True))
             ),
+            fabric_level=opt.fabric.topology_level if opt.fabric is not None and cluster.topology else None,
         )
         for engine, opt in zip(deployment.engines, options, strict=True)
     )

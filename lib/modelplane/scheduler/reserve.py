@@ -70,7 +70,7 @@ def hold_room(
     if not ahead:
         return ()
     trial = ledger.copy()
-    taken = {(p.cluster.name, o.pool) for p in place(trial).placements for o in p.options}
+    taken = {(p.cluster.name, pool) for p in place(trial).placements for o in p.options for pool, _ in o.pool_charges()}
     rivals = [Demand(d) for d in ahead[:MAX_RIVALS]]
     by_name = {c.name: c for c in clusters}
     if not any(rival.uses(by_name[c], p) for rival in rivals for c, p in sorted(taken) if c in by_name):

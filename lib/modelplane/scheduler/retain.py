@@ -2,7 +2,7 @@
 
 A replica is kept when its cluster still exists, admits the namespace, matches clusterSelector
 and carries no untolerated NoExecute taint; its engines and members still line up with the spec
-(engines by name, members by role); each engine's pinned pool still exists and still hosts the
+(engines by name, members by role); each engine's pinned pool (or pools sharing a fabric) still exists and hosts the
 engine under the current nodeSelector; and, when its node cost grew, the pinned pools can hold
 the increase; its cluster is Ready. A namespace whose admission cannot be decided (its labels
 unknown) does not evict, and a kept replica never moves. Every other replica leaves desired
@@ -81,13 +81,14 @@ def pinned_options(
         members = placed[engine.name].members
         if sorted(m.role for m in members) != sorted(m.role for m in engine.members):
             return REASON_SHAPE_CHANGED
-        pools = {m.pool for m in members}
-        if len(pools) != 1:
+        by_role = {m.role: m.pool for m in members}
+        member_pools = tuple(by_role[m.role] for m in engine.members)  # spec order
+        pools = frozenset(member_pools)
+        if len(pools) != 1 and cluster.fabric_of(pools) is None:
             return REASON_ENGINE_SPLIT
-        (pool,) = pools
-        if pool not in pool_names:
+        if not pools <= pool_names:
             return REASON_POOL_REMOVED
-        option = engines.on_pool(cluster, i, pool)
+        option = engines.on_pools(cluster, i, member_pools)
         if option is None:
             return REASON_POOL_MISMATCH
         options.append(option)

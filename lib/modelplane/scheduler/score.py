@@ -22,6 +22,7 @@ from types import MappingProxyType
 
 from modelplane.model import Cluster, SpreadPolicy
 from modelplane.scheduler.filters import Context
+from modelplane.scheduler.fit import take
 from modelplane.scheduler.packing import Penalty
 from modelplane.scheduler.result import ClusterScore
 
@@ -59,12 +60,12 @@ def standing(ctx: Context, cluster: Cluster, replicas_on: Mapping[str, int]) -> 
         raise AssertionError(msg)
     pools = ctx.ledger.pools(cluster.name)
     for o in options:
-        pools[o.pool].take(o.charge)
+        take(o, pools)
     return Standing(
         cluster=cluster.name,
         replicas=replicas_on.get(cluster.name, 0),
         penalty=ctx.penalty(cluster, options),
-        free=sum(pools[pool].free_nodes() for pool in {o.pool for o in options}),
+        free=sum(pools[pool].free_nodes() for pool in {p for o in options for p, _ in o.pool_charges()}),
         strict=ctx.deployment.spread is SpreadPolicy.STRICT,
     )
 

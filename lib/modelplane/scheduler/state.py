@@ -59,8 +59,9 @@ def state_demand(deployment: Deployment, clusters: Sequence[Cluster], engines: E
         by_name = {p.name: p for p in cluster.pools}
         for index, matched in enumerate(engines.of(cluster)):
             for option in matched:
-                # An option no pool of its kind could hold even empty states nothing anyone can hold room for.
-                if capacity(by_name[option.pool]).fits(option.charge):
+                # An option no pool of its kind could hold even empty states nothing anyone can hold room for;
+                # one spanning a fabric's pools is not stated (pool kinds name one pool), so others hold less.
+                if not option.split and capacity(by_name[option.pool]).fits(option.charge):
                     kinds[index].setdefault(pool_kind(by_name[option.pool]), option)
     refused = sorted(names.difference(admitted))
     all_but = len(refused) < len(admitted)
