@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from modelplane.model import Cluster, Deployment, Fabric, ModelReplica, Role
+from modelplane.model import Cluster, Deployment, Fabric, ModelReplica, PoolPacking, Role
 from modelplane.scheduler import schedule
 from modelplane.scheduler.ledger import Ledger
 
@@ -188,7 +188,13 @@ def fleets(draw: st.DrawFn) -> list[Cluster]:
     out: list[Cluster] = []
     for i in range(draw(st.integers(1, 3))):
         names = [f"p{j}" for j in range(draw(st.integers(2, 4)))]
-        pools = [pool(n, nodes=draw(st.integers(0, 3)), model=draw(st.sampled_from(("H100", "H200")))) for n in names]
+        pools = [
+            replace(
+                pool(n, nodes=draw(st.integers(0, 3)), model=draw(st.sampled_from(("H100", "H200")))),
+                packing=draw(st.sampled_from(PoolPacking)),
+            )
+            for n in names
+        ]
         shuffled = draw(st.permutations(names))
         cut = draw(st.integers(0, len(names)))
         fabrics = [fabric(f"f{k}", *part) for k, part in enumerate((shuffled[:cut], shuffled[cut:])) if len(part) >= 2]
@@ -200,15 +206,17 @@ def fleets(draw: st.DrawFn) -> list[Cluster]:
 def gangs(draw: st.DrawFn, name: str) -> Deployment:
     leader = draw(st.sampled_from(("H100", "H200", None)))
     selectors = [is_model(leader)] if leader else []
+    per_pod = draw(st.sampled_from((1, 4, 8)))
     return deployment(
         name,
         replicas=draw(st.integers(1, 3)),
+        exclusive_nodes=draw(st.booleans()),
         engines=[
             engine(
                 copies=draw(st.integers(1, 2)),
                 members=[
-                    member(role=Role.LEADER, requests=[request(count=8, selectors=["true", *selectors])]),
-                    member(role=Role.WORKER, worker_nodes=draw(st.integers(1, 3))),
+                    member(role=Role.LEADER, requests=[request(count=per_pod, selectors=["true", *selectors])]),
+                    member(role=Role.WORKER, worker_nodes=draw(st.integers(1, 3)), requests=[request(count=per_pod)]),
                 ],
             )
         ],
@@ -217,7 +225,9 @@ def gangs(draw: st.DrawFn, name: str) -> Deployment:
 
 @settings(max_examples=100, deadline=None)
 @given(fleets(), st.integers(0, 3).flatmap(lambda n: st.tuples(*(gangs(f"d{i}") for i in range(n + 1)))), st.randoms())
-def test_a_gang_never_spans_pools_without_a_shared_fabric(clusters: list[Cluster], deps, rnd: random.Random) -> None:
+def test_a_gang_never_spans_pools_without_a_shared_fabric_nor_overfills_one(
+    clusters: list[Cluster], deps, rnd: random.Random
+) -> None:
     by_name = {c.name: c for c in clusters}
     fleet: list[ModelReplica] = []
     for dep in rnd.sample(list(deps), len(deps)):
