@@ -9,9 +9,13 @@ from dataclasses import dataclass, replace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from modelplane.devices import DeviceMatcher
 from modelplane.model import Cluster, Deployment, Fabric, ModelReplica, PoolPacking, Role
 from modelplane.scheduler import schedule
+from modelplane.scheduler.engines import EngineOptions
+from modelplane.scheduler.filters import Context
 from modelplane.scheduler.ledger import Ledger
+from modelplane.scheduler.packing import OPENING, Packing, Penalty
 
 from tests.scheduler.factories import (
     cluster,
@@ -246,3 +250,31 @@ def test_pools_of_a_fabric_are_found_together_only() -> None:
     c = with_fabrics(cluster("c", pools=[pool(n) for n in "abcd"]), fabric("f1", "a", "b"), fabric("f2", "c", "d"))
     got = [c.fabric_of(frozenset(p)) for p in ("ab", "cd", "ac", "a")]
     assert got == [fabric("f1", "a", "b"), fabric("f2", "c", "d"), None, fabric("f1", "a", "b")]
+
+
+@dataclass(frozen=True)
+class PenaltyCase:
+    name: str
+    packing: PoolPacking  # of pool b, where the Worker goes; pool a, the Leader's, counts whole nodes
+    want: Penalty
+
+
+PENALTIES = [
+    PenaltyCase("a spanning gang pays for opening the empty shared pool its Worker takes", PoolPacking.DEVICES,
+                Penalty(mixing=OPENING * 8)),
+    PenaltyCase("on pools of whole nodes it pays nothing for mixing", PoolPacking.NODES, Penalty()),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", PENALTIES, ids=lambda c: c.name)
+def test_a_spanning_option_is_charged_the_mixing_of_every_pool_it_takes(case: PenaltyCase) -> None:
+    c = with_fabrics(
+        cluster("c", pools=[pool("a", nodes=1), replace(pool("b", nodes=1), packing=case.packing)]),
+        fabric("ib", "a", "b"),
+    )
+    engines = EngineOptions(GANG, DeviceMatcher())
+    packing = Packing(engines)
+    packing.rank_sizes([c])
+    ctx = Context(GANG, engines, Ledger([c]), packing=packing)
+    (option,) = (o for o in engines.of(c)[0] if o.member_pools == ("a", "b"))
+    assert ctx.penalty(c, (option,)) == case.want

@@ -108,7 +108,7 @@ class Context:
         packing = self.packing
         assert packing is not None  # only called with a packing
         pools = self.ledger.view(cluster.name)
-        return lambda engine, option: packing.penalty(engine, option, pools.get(option.pool)).total
+        return lambda engine, option: packing.on(engine, option, pools).total
 
     def penalty(self, cluster: Cluster, options: tuple[EngineOption, ...]) -> Penalty:
         """The packing penalty of a replica taking `options` (engine i on options[i]); zero without packing."""
@@ -116,7 +116,7 @@ class Context:
         if self.packing is not None:
             pools = self.ledger.view(cluster.name)
             for engine, option in enumerate(options):
-                total += self.packing.penalty(engine, option, pools.get(option.pool))
+                total += self.packing.on(engine, option, pools)
         return total
 
     def free_matching_nodes(self, cluster: Cluster) -> int:

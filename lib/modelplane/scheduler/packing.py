@@ -20,11 +20,11 @@ The weights were tuned on the placement-quality benchmark's tuning seeds (tests/
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from modelplane.model import Cluster
+from modelplane.model import Cluster, PoolCharge
 from modelplane.scheduler.capacity import DeviceCapacity, PoolCapacity
 from modelplane.scheduler.engines import EngineOption, EngineSource
 
@@ -78,14 +78,16 @@ class Packing:
     def penalty(self, engine: int, option: EngineOption, pool: PoolCapacity | None = None) -> Penalty:
         """The option's penalty; on a shared pool (`pool` given) also what mixing pod sizes there costs."""
         static = self._static(engine, option)
-        if not isinstance(pool, DeviceCapacity):
-            return static
-        if not pool.groups:  # opening an unused shared pool splits free capacity the other pools could take
-            return Penalty(idle=static.idle, premium=static.premium, mixing=OPENING * pool.per_node)
-        present = {pool.devices(g) for g in pool.groups}
-        new = {pool.devices(g) for g in option.charge.groups} - present
-        # A pod size new to the pool lets smaller pods crowd larger ones out of every node (capacity.py).
-        return Penalty(idle=static.idle, premium=static.premium, mixing=MIXING * pool.per_node * len(new))
+        mixing = _mixing(option.charge, pool)
+        return static if not mixing else Penalty(idle=static.idle, premium=static.premium, mixing=mixing)
+
+    def on(self, engine: int, option: EngineOption, pools: Mapping[str, PoolCapacity]) -> Penalty:
+        """The option's penalty against the cluster's pools: an option spanning a fabric mixes on each it holds."""
+        if not option.split:
+            return self.penalty(engine, option, pools.get(option.pool))
+        static = self._static(engine, option)
+        mixing = sum(_mixing(charge, pools.get(pool)) for pool, charge in option.split)
+        return Penalty(idle=static.idle, premium=static.premium, mixing=mixing)
 
     def _static(self, engine: int, option: EngineOption) -> Penalty:
         # Options are shared by every pool of one name and content (engines.py), and so is the penalty.
@@ -98,3 +100,15 @@ class Packing:
         penalty = Penalty(idle=IDLE * option.idle, premium=premium)
         self._memo[(engine, id(option))] = (option, penalty)
         return penalty
+
+
+def _mixing(charge: PoolCharge, pool: PoolCapacity | None) -> int:
+    """What taking `charge` on a shared pool costs in mixed pod sizes (nothing on a pool of whole nodes)."""
+    if not isinstance(pool, DeviceCapacity):
+        return 0
+    if not pool.groups:  # opening an unused shared pool splits free capacity the other pools could take
+        return OPENING * pool.per_node
+    present = {pool.devices(g) for g in pool.groups}
+    new = {pool.devices(g) for g in charge.groups} - present
+    # A pod size new to the pool lets smaller pods crowd larger ones out of every node (capacity.py).
+    return MIXING * pool.per_node * len(new)
