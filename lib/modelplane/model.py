@@ -208,6 +208,24 @@ class ModelRef:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ModelCache:
+    """A Modelplane ModelCache as placement reads it: which clusters it stages onto, and where it has.
+
+    Its composition (Modelplane's) stages the model onto a ReadWriteMany PersistentVolumeClaim on
+    every InferenceCluster its clusterSelector matches and reports each one's phase in
+    `status.clusters`; only `Ready` means the weights are all there.
+    """
+
+    namespace: str
+    name: str
+    cluster_selector: LabelSelector | None = None  # None = every cluster
+    phases: Mapping[str, str] = field(default_factory=_empty)  # cluster -> the phase its status reports
+
+
+CACHE_READY = "Ready"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Deployment:
     namespace: str
     name: str
@@ -230,6 +248,11 @@ class Deployment:
     # labels of the deployment's Namespace, for tenant admission; None when the Namespace was not
     # found, so a cluster admitting by namespace labels can neither be proven to admit nor to refuse
     namespace_labels: Mapping[str, str] | None = field(default_factory=_empty)
+    model_cache: str | None = None  # spec.template.spec.modelCacheRef.name: serve from that ModelCache
+    # The ModelCache it names as read, or why it could not be (missing, unreadable); both None
+    # until read. Placement waits for it (scheduler/filters.py); running replicas never do.
+    cache: ModelCache | None = None
+    cache_problem: str | None = None
 
 
 # --- the fleet --------------------------------------------------------------------------
@@ -422,6 +445,7 @@ class ModelReplica:
     provider_config_name: str = ""
     workload_namespace: str = "modelplane-workloads"
     model: ModelRef | None = None
+    model_cache: str | None = None  # the ModelCache (in its namespace) whose volume serves the model
     serving_mode: ServingMode = ServingMode.UNIFIED
     router: Mapping[str, Any] | None = None
     base_refs: tuple[str, ...] = ()

@@ -19,6 +19,7 @@ KIND_REPLICA = "ModelReplica"
 KIND_CLUSTER = "InferenceCluster"
 KIND_DEMAND = "ModelDemand"  # what a ModelDeployment states of its demand for the others (stated.py)
 KIND_QUOTA = "FleetQuota"  # the platform's fleet-wide GPU quota for the namespaces it selects (quota.py)
+KIND_MODEL_CACHE = "ModelCache"  # Modelplane's kind, read where a deployment names one (modelplane.cache)
 
 LABEL_DEPLOYMENT = "modelplane.ai/deployment"
 LABEL_CLUSTER = "modelplane.ai/cluster"
@@ -65,6 +66,7 @@ REASON_SCHEDULED = "Scheduled"
 REASON_SCALED_TO_ZERO = "ScaledToZero"
 REASON_INSUFFICIENT_CAPACITY = "InsufficientCapacity"
 REASON_NO_SUITABLE_CLUSTER = "NoSuitableCluster"
+REASON_WAITING_FOR_MODEL_CACHE = "WaitingForModelCache"
 REASON_INVALID_NODE_SELECTOR = "InvalidNodeSelector"
 REASON_INVALID_SPEC = "InvalidSpec"
 REASON_NO_CLUSTERS = "NoClusters"

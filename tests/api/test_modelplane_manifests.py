@@ -49,7 +49,9 @@ def test_the_copies_are_modelplanes_files_byte_for_byte_and_hold_every_example()
     kinds = Counter(d.obj["kind"] for d in DOCS)
     assert (actual, kinds) == (
         recorded,
-        Counter({"InferenceCluster": 32, "InferenceClass": 30, "ModelDeployment": 26, "ModelReplica": 1}),
+        Counter(
+            {"InferenceCluster": 32, "InferenceClass": 30, "ModelDeployment": 26, "ModelCache": 7, "ModelReplica": 1}
+        ),
     )
 
 
@@ -97,7 +99,6 @@ class Ignored:
 
 CLUSTER = "cluster provisioning; clusters are reached through spec.providerConfigRef"
 POOL = "node pool provisioning"
-CACHE = "model caches; KServe's storage initializer downloads the model"
 
 IGNORED = [
     Ignored(
@@ -122,9 +123,9 @@ IGNORED = [
         ),
     ),
     Ignored(
-        "a deployment's model cache has no effect",
+        "a deployment's model cache takes effect",
         "docs/manifests/examples/kimi-k2/model-deployment.yaml#1",
-        ("spec.template.spec.modelCacheRef",),
+        (),
     ),
     Ignored(
         "a deployment without Modelplane-only fields", "docs/manifests/examples/qwen3-8b/model-deployment.yaml#1", ()

@@ -148,13 +148,15 @@ def test_a_modelplane_replica_reads_in_full_and_for_the_ledger(case: ReplicaCase
         cluster="c",
         index=case.index,
         engines=(ENGINE,),
+        model_cache="qwen",
     )
     ledger_engine = m.PlacedEngine(
         name="qwen", copies=2, members=(m.PlacedMember(role=m.Role.STANDALONE, pool="p", device_requests=(REQUEST,)),)
     )
     assert (parse_replica(obj), parse_ledger_replica(obj)) == (
         want,
-        m.ModelReplica(**{**_fields(want), "engines": (ledger_engine,)}),
+        # the ledger reads no cache
+        m.ModelReplica(**{**_fields(want), "engines": (ledger_engine,), "model_cache": None}),
     )
     assert parse_ledger_replica(obj).node_cost_by_pool() == {"p": 2}
 

@@ -81,16 +81,6 @@ OWN = modelplane_replica("a", name="llama-5c2e9", composed_as="replica-a-0")
 UNLABELLED = modelplane_replica("a", name="llama-5c2e9", deployment=None, composed_as="replica-a-0")
 RETAINED_OWN = {**replica("a"), "metadata": {**replica("a")["metadata"], "name": "llama-5c2e9"}}
 OWN_PLACEMENT = {**placement_entry("a"), "name": "llama-5c2e9"}
-CACHED = deployment()
-CACHED["spec"]["template"]["spec"]["modelCacheRef"] = {"name": "qwen3-8b"}
-CACHE_NOTE = condition(
-    "FieldsIgnored",
-    "True",
-    "NoEffectHere",
-    "Accepted for Modelplane compatibility, no effect here: spec.template.spec.modelCacheRef "
-    "(model caches; KServe's storage initializer downloads the model).",
-)
-
 DEPLOYMENT_CASES = [
     Case(
         name="a published device count of 0 is no devices, not an invalid cluster",
@@ -204,19 +194,7 @@ DEPLOYMENT_CASES = [
         ),
     ),
     Case(
-        name="a model cache is accepted and named as having no effect",
-        req=request(CACHED, required=resolved(clusters=[cluster("a")])),
-        want=response(
-            rollout=Rollout(desired=1),
-            status={"replicas": {"total": 1, "ready": 0}, "placement": [placement_entry("a")]},
-            resources={"replica-a-0": (replica("a"), False)},
-            conditions=[CACHE_NOTE, scheduled(1, 1), ready(0, 1)],
-            results=[placed("a")],
-            requirements=MD_REQUIREMENTS,
-        ),
-    ),
-    Case(
-        name="the note is withdrawn once the model cache is gone",
+        name="the note is withdrawn once no field without effect is set",
         req=request(
             deployment(status={"conditions": [{"type": "FieldsIgnored", "status": "True", "reason": "NoEffectHere"}]}),
             required=resolved(clusters=[cluster("a")]),

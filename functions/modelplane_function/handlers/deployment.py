@@ -153,6 +153,7 @@ def gather(req: fnv1.RunFunctionRequest, xr: Mapping[str, Any], own: Mapping[str
         msg = f"metadata.name: {problem}"
         raise SpecError(msg)
     deployment = replace(deployment, namespace_labels=requirements.namespace_labels(req, deployment.namespace))
+    deployment = requirements.model_cache(req, deployment)
     if not requirements.structs(req, requirements.CLUSTERS) and deployment.replicas > 0:
         if deployment.cluster_selector is None:
             msg = "no InferenceCluster exists to place replicas on"

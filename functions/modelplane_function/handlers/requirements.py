@@ -35,6 +35,7 @@ NAMESPACE = "namespace"
 DEMANDS = "demands"
 QUOTAS = "quotas"
 PRIORITY_CLASSES = "priorityclasses"
+MODEL_CACHE = "model-cache"
 # A statement the owner's reconcile writes stays far below this (scheduler/state.py bounds it); a
 # larger object is not one it wrote and is left out before it costs a parse.
 MAX_DEMAND_BYTES = 256 * 2**10
@@ -46,9 +47,19 @@ def _namespace(xr: Mapping[str, Any]) -> str:
     return str(meta.get("namespace") or "") if isinstance(meta, Mapping) else ""  # pyright: ignore[reportUnknownMemberType]
 
 
+def _model_cache(xr: Mapping[str, Any]) -> str | None:
+    """spec.template.spec.modelCacheRef.name when it is a name; the parser reports any other shape."""
+    ref: Any = xr
+    for key in ("spec", "template", "spec", "modelCacheRef", "name"):
+        ref = ref.get(key) if isinstance(ref, Mapping) else None  # pyright: ignore[reportUnknownMemberType]
+    return ref if isinstance(ref, str) and ref else None
+
+
 def declared(xr: Mapping[str, Any]) -> tuple[str, ...]:
     """The names of the requirements `declare` adds for this XR."""
-    return (CLUSTERS, REPLICAS, NAMESPACE) if _namespace(xr) else (CLUSTERS, REPLICAS)
+    if not _namespace(xr):
+        return (CLUSTERS, REPLICAS)
+    return (CLUSTERS, REPLICAS, NAMESPACE, MODEL_CACHE) if _model_cache(xr) else (CLUSTERS, REPLICAS, NAMESPACE)
 
 
 def declare(rsp: fnv1.RunFunctionResponse, xr: Mapping[str, Any]) -> tuple[str, ...]:
@@ -69,6 +80,14 @@ def declare(rsp: fnv1.RunFunctionResponse, xr: Mapping[str, Any]) -> tuple[str, 
     if _namespace(xr):
         # The deployment's Namespace, for its labels (InferenceCluster allowedNamespaceSelector).
         response.require_resources(rsp, NAMESPACE, "v1", "Namespace", match_name=_namespace(xr))
+        cache = _model_cache(xr)
+        if cache:
+            # Modelplane's ModelCache, in the deployment's namespace as modelCacheRef means: placement
+            # waits for it (scheduler/filters.py), so it is in `declared`.
+            kind = names.KIND_MODEL_CACHE
+            response.require_resources(
+                rsp, MODEL_CACHE, names.API_VERSION, kind, match_name=cache, namespace=_namespace(xr)
+            )
     return declared(xr)
 
 
@@ -92,6 +111,27 @@ def namespace_labels(req: fnv1.RunFunctionRequest, namespace: str) -> Mapping[st
             labels = meta.get("labels")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
             return {str(k): str(v) for k, v in labels.items()} if isinstance(labels, Mapping) else {}  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
     return None
+
+
+def model_cache(req: fnv1.RunFunctionRequest, deployment: Deployment) -> Deployment:
+    """The deployment with the ModelCache it names as read, or with why it cannot be read.
+
+    Only the named cache of the deployment's namespace counts. One that is missing or cannot be
+    read stops new placements only: the scheduler keeps running replicas whatever the cache says.
+    """
+    name = deployment.model_cache
+    if name is None:
+        return deployment
+    where = f"{deployment.namespace}/{name}"
+    for obj in items(req, MODEL_CACHE):
+        meta = obj.get("metadata")
+        if not isinstance(meta, Mapping) or (meta.get("namespace"), meta.get("name")) != (deployment.namespace, name):  # pyright: ignore[reportUnknownMemberType]
+            continue
+        try:
+            return replace(deployment, cache=api.parse_model_cache(obj))
+        except SpecError as e:
+            return replace(deployment, cache_problem=f"{names.KIND_MODEL_CACHE} {where} cannot be read: {e}")
+    return replace(deployment, cache_problem=f"{names.KIND_MODEL_CACHE} {where} does not exist")
 
 
 def _bounded(kind: str, read: Callable[[struct_pb2.Struct], T]) -> Callable[[struct_pb2.Struct], T]:

@@ -6,6 +6,7 @@ from modelplane.api.compat import IgnoredField, ignored_fields, ignored_message
 from modelplane.api.demand import demand_manifest, parse_demand
 from modelplane.api.deployment import parse_deployment
 from modelplane.api.ledger import ENGINE_FIELDS, IDENTITY_FIELDS, LEDGER_FIELDS, ledger_engines, parse_ledger_replica
+from modelplane.api.model_cache import parse_model_cache
 from modelplane.api.publish import MissingInferenceClassError, class_names, gpu_pools_status, kserve_version, stack
 from modelplane.api.quota import parse_quota, priority_classes
 from modelplane.api.replica import parse_replica, replica_manifest
@@ -29,6 +30,7 @@ __all__ = [
     "parse_demand",
     "parse_deployment",
     "parse_ledger_replica",
+    "parse_model_cache",
     "parse_quota",
     "parse_replica",
     "priority_classes",

@@ -1,7 +1,7 @@
 """Modelplane fields accepted for compatibility that have no effect here, named for the XR's condition.
 
 Modelplane's manifests apply unchanged, but some of their fields belong to what Modelplane does
-besides scheduling: provisioning clusters and node pools, and model caches. The parsers accept
+besides scheduling: provisioning clusters and node pools. The parsers accept
 them (closed shapes, so a typo stays an error); this module lists the ones an object sets, with
 why they do nothing, so the function can say so on the object instead of ignoring them silently.
 """
@@ -12,11 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
-from modelplane.names import KIND_CLUSTER, KIND_DEPLOYMENT, KIND_REPLICA
+from modelplane.names import KIND_CLUSTER
 
 CLUSTER_PROVISIONING = "cluster provisioning; clusters are reached through spec.providerConfigRef"
 POOL_PROVISIONING = "node pool provisioning"
-MODEL_CACHE = "model caches; KServe's storage initializer downloads the model"
 POOL_FIELDS = ("minNodeCount", "zones", "fabric", "capacityBlock")
 MAX_LISTED = 12  # fields named in a message; the rest are counted
 
@@ -47,12 +46,6 @@ def ignored_fields(obj: Mapping[str, Any]) -> tuple[IgnoredField, ...]:
     kind = obj.get("kind")
     if kind == KIND_CLUSTER:
         return tuple(_cluster(spec))
-    if kind == KIND_DEPLOYMENT:
-        template = _mapping(_mapping(spec.get("template")).get("spec"))
-        if "modelCacheRef" in template:
-            return (IgnoredField("spec.template.spec.modelCacheRef", MODEL_CACHE),)
-    if kind == KIND_REPLICA and "modelCacheRef" in spec:
-        return (IgnoredField("spec.modelCacheRef", MODEL_CACHE),)
     return ()
 
 

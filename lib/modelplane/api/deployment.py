@@ -25,8 +25,9 @@ from modelplane.api.common import (
     Worker,
 )
 from modelplane.api.kai import Scheduling
-from modelplane.api.model_ref import derive_model
+from modelplane.api.model_ref import derive_model, served_name
 from modelplane.api.pod import NO_EXTENDED_RESOURCES, PodTemplate, reject_reserved
+from modelplane.cache import served_from_cache
 from modelplane.errors import SpecError
 
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
@@ -174,7 +175,7 @@ class TemplateSpec(Wire):
     scheduling: Scheduling | None = None
     placement: Placement | None = None
     engines: tuple[Engine, ...] = Field(min_length=1, max_length=8)
-    model_cache_ref: NameRef | None = None  # Modelplane's ModelCache: accepted, no effect here (api.compat)
+    model_cache_ref: NameRef | None = None  # serve from this ModelCache (modelplane.cache)
 
     @field_validator("engines")
     @classmethod
@@ -235,15 +236,21 @@ def parse_deployment(obj: Mapping[str, Any], *, namespace_labels: Mapping[str, s
     serving = tpl.serving or Serving()
     scheduling = tpl.scheduling or Scheduling()
     engines = tuple(e.to_domain() for e in tpl.engines)
+    mode = m.ServingMode(serving.mode)
+    namespace = str(meta.get("namespace") or "default")
+    model = tpl.model.to_domain() if tpl.model else derive_model(engines, mode)
+    if tpl.model_cache_ref is not None:
+        served = served_name(engines, mode)
+        model = served_from_cache(model, namespace=namespace, cache=tpl.model_cache_ref.name, served_name=served)
     return m.Deployment(
-        namespace=str(meta.get("namespace") or "default"),
+        namespace=namespace,
         name=str(meta["name"]),
         replicas=spec.replicas,
         engines=engines,
-        model=tpl.model.to_domain() if tpl.model else derive_model(engines, m.ServingMode(serving.mode)),
+        model=model,
         cluster_selector=maybe(tpl.cluster_selector, LabelSelector.to_domain),
         tolerations=tuple(t.to_domain() for t in tpl.tolerations or ()),
-        serving_mode=m.ServingMode(serving.mode),
+        serving_mode=mode,
         router=serving.router_domain(),
         base_refs=serving.base_refs_domain(),
         queue=scheduling.queue,
@@ -254,6 +261,7 @@ def parse_deployment(obj: Mapping[str, Any], *, namespace_labels: Mapping[str, s
         template_labels=dict((spec.template.metadata or TemplateMetadata()).labels or {}),
         rollout=spec.rollout.to_domain() if spec.rollout else m.RolloutStrategy(),
         namespace_labels=dict(namespace_labels or {}),
+        model_cache=tpl.model_cache_ref.name if tpl.model_cache_ref else None,
     )
 
 

@@ -35,6 +35,15 @@ def derive_model(engines: Sequence[m.Engine], mode: m.ServingMode) -> m.ModelRef
     return m.ModelRef(uri=uri, name=name) if uri else None
 
 
+def served_name(engines: Sequence[m.Engine], mode: m.ServingMode) -> str | None:
+    """The `--served-model-name` the engines' command lines give, in the order `derive_model` reads them."""
+    for tokens in _command_lines(engines, mode):
+        name = _flag_value(tokens, _NAME_FLAG)
+        if name is not None and len(name) <= MAX_MODEL_NAME:
+            return name
+    return None
+
+
 def _command_lines(engines: Sequence[m.Engine], mode: m.ServingMode) -> Iterator[list[str]]:
     ordered = list(engines)
     if mode is m.ServingMode.PREFILL_DECODE:

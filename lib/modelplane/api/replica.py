@@ -221,7 +221,7 @@ class ReplicaSpec(Wire):
     kserve: KServe | None = None  # the cluster's, as the scheduler copied it; absent = the newest
     engines: tuple[ReplicaEngine, ...] = Field(min_length=1, max_length=8)
     replacing: Replacing | None = None
-    model_cache_ref: NameRef | None = None  # Modelplane's ModelCache: accepted, no effect here (api.compat)
+    model_cache_ref: NameRef | None = None  # the ModelCache whose volume serves the model (modelplane.cache)
     crossplane: dict[str, Any] | None = None  # Crossplane's own machinery on observed XRs
 
     @field_validator("engines")
@@ -269,6 +269,7 @@ def parse_replica(obj: Mapping[str, Any]) -> m.ModelReplica:
         provider_config_name=spec.provider_config_ref.name if spec.provider_config_ref else "",
         workload_namespace=spec.workload_namespace,
         model=maybe(spec.model, ModelSpec.to_domain),
+        model_cache=spec.model_cache_ref.name if spec.model_cache_ref else None,
         serving_mode=m.ServingMode(serving.mode),
         router=serving.router_domain(),
         base_refs=serving.base_refs_domain(),
@@ -329,6 +330,7 @@ def replica_manifest(replica: m.ModelReplica) -> dict[str, Any]:
         provider_config_ref=NameRef(name=replica.provider_config_name) if replica.provider_config_name else None,
         workload_namespace=replica.workload_namespace,
         model=maybe(replica.model, ModelSpec.from_domain),
+        model_cache_ref=NameRef(name=replica.model_cache) if replica.model_cache else None,
         serving=Serving.from_domain(replica.serving_mode, replica.router, replica.base_refs),
         tolerations=tuple(Toleration.from_domain(t) for t in replica.tolerations) or None,
         scheduling=ReplicaScheduling(

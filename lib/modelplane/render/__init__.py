@@ -55,7 +55,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from modelplane import names
+from modelplane import cache, names
+from modelplane.cache import served_from_cache
 from modelplane.model import ModelRef, ModelReplica, Phase, PlacedEngine, PlacedMember, ServingMode, kserve_assumed
 from modelplane.render import parallelism
 from modelplane.render.args import tensor_parallel_size
@@ -109,7 +110,12 @@ def _workloads(replica: ModelReplica, engines: list[PlacedEngine]) -> list[tuple
 
 def _checked(replica: ModelReplica) -> tuple[ModelRef, list[PlacedEngine]]:
     """The model and the engines in name order, once every shape is known to render."""
-    if replica.model is None:
+    model = replica.model
+    if (
+        replica.model_cache is not None
+    ):  # as the deployment resolved it, or named after the cache (Modelplane's replicas)
+        model = served_from_cache(model, namespace=replica.namespace, cache=replica.model_cache, served_name=None)
+    if model is None:
         raise RenderError(NO_MODEL)
     if not replica.provider_config_name:
         msg = "no providerConfigRef: the replica does not say how to reach its cluster"
@@ -120,7 +126,7 @@ def _checked(replica: ModelReplica) -> tuple[ModelRef, list[PlacedEngine]]:
         raise RenderError(msg)
     for engine in engines:
         members(engine)  # check every member shape before rendering anything
-    return replica.model, engines
+    return model, engines
 
 
 def _shape(w: Workload) -> dict[str, Any]:
@@ -135,6 +141,7 @@ def render_replica(replica: ModelReplica) -> tuple[RenderedObject, ...]:
     identity = _identity(replica)
     object_labels = {**replica.labels, **identity}
     pod_group_name = _name(replica, "podgroup")
+    cache_claim = None if replica.model_cache is None else cache.claim_name(replica.namespace, replica.model_cache)
     rendered: list[RenderedObject] = []
     claim_names: dict[tuple[str, str], str] = {}
 
@@ -178,6 +185,7 @@ def render_replica(replica: ModelReplica) -> tuple[RenderedObject, ...]:
             model_name=model_spec(model)["name"],
             decode=decode,
             exclusive_of=(replica.namespace, replica.deployment) if replica.exclusive_nodes else None,
+            cache_claim=cache_claim,
         )
 
     llmis_router = router(replica.serving_mode, replica.router)

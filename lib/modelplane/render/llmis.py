@@ -100,8 +100,10 @@ def workload(
     model_name: str,
     decode: bool = False,
     exclusive_of: tuple[str, str] | None = None,
+    cache_claim: str | None = None,
 ) -> Workload:
-    """The LLMIS workload of an engine (`decode`: the main workload of a PrefillDecode LLMIS)."""
+    """The LLMIS workload of an engine (`decode`: the main workload of a PrefillDecode LLMIS;
+    `cache_claim`: the ModelCache claim every pod serves from)."""
     main, worker = members(engine)
     pods = (main,) if worker is None else (main, worker)
     resolved = parallelism.resolve(
@@ -137,6 +139,7 @@ def workload(
         tolerations=tolerations,
         launcher=launcher,
         exclusive_of=exclusive_of,
+        cache_claim=cache_claim,
     )
     par = parallelism.manifest(resolved)
     if par:
@@ -148,6 +151,7 @@ def workload(
             tolerations=tolerations,
             launcher=launcher,
             exclusive_of=exclusive_of,
+            cache_claim=cache_claim,
         )
     return Workload(spec=spec, parallelism=resolved, members=pods)
 

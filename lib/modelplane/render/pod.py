@@ -28,6 +28,13 @@ Added to every PodSpec:
   its own claim) and `resources.claims [{name: devices}]` on `main`;
 - for an exclusive deployment, pod anti-affinity against every other deployment's pods (see
   `exclusive`).
+- for a replica serving from a ModelCache, its claim as the volume `kserve-pvc-source`, mounted
+  read-write on `main` at /mnt/models, where Modelplane mounts it and every preset serves from
+  (`vllm serve /mnt/models`). For a `pvc://` model KServe adds that volume itself, read-only (KS
+  pkg/controller/v1alpha2/llmisvc/workload_storage.go `attachPVCModelArtifact`, v0.16 to v0.20),
+  unless `main` already mounts a volume of that name (pkg/utils/storage.go
+  `addVolumeMountToContainer`): ours stands, and engines can write their tokenizer, compile and
+  lock files beside the weights as they do under Modelplane.
 
 Labels and annotations are not here: an LLMIS `template` is a PodSpec, so pod metadata travels in
 the workload's `labels`/`annotations` (see `llmis`).
@@ -39,6 +46,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from modelplane import names
+from modelplane.cache import MOUNT_PATH
 from modelplane.model import PlacedMember, Toleration
 from modelplane.render.args import extra_args
 from modelplane.render.exclusive import anti_affinity
@@ -50,6 +58,7 @@ SERVING_CONTAINER = "main"  # KServe's preset container name (strategic-merge ke
 CLAIM_NAME = "devices"  # the pod-level claim name every claiming pod uses
 KAI_SCHEDULER = "kai-scheduler"
 GPU_TOLERATION: Mapping[str, str] = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+MODEL_VOLUME = "kserve-pvc-source"  # KServe's volume name for a pvc:// model (constants.PvcSourceMountName)
 
 
 def as_mapping(value: Any) -> Mapping[str, Any]:
@@ -85,7 +94,7 @@ def uses_preset_launcher(member: PlacedMember) -> bool:
     return "command" not in _engine_container(as_mapping(member.template.get("spec")))
 
 
-def serving_container(member: PlacedMember, *, launcher: Launcher) -> dict[str, Any]:
+def serving_container(member: PlacedMember, *, launcher: Launcher, cache_claim: str | None = None) -> dict[str, Any]:
     """KServe's `main` container built from the member's `engine` container, for `launcher`'s preset."""
     user = _engine_container(as_mapping(member.template.get("spec")))
     container: dict[str, Any] = {k: v for k, v in user.items() if k not in {"name", "command", "args"}}
@@ -106,6 +115,9 @@ def serving_container(member: PlacedMember, *, launcher: Launcher) -> dict[str, 
             container["env"] = forwarded
     if args:
         container["args"] = list(args)
+    if cache_claim is not None:
+        mounts = [m for m in as_list(user.get("volumeMounts")) if as_mapping(m).get("name") != MODEL_VOLUME]
+        container["volumeMounts"] = [*mounts, {"name": MODEL_VOLUME, "mountPath": MOUNT_PATH}]
     if member.device_requests:
         resources = dict(as_mapping(user.get("resources")))
         claims = [c for c in as_list(resources.get("claims")) if as_mapping(c).get("name") != CLAIM_NAME]
@@ -133,14 +145,20 @@ def pod_spec(
     tolerations: tuple[Toleration, ...] = (),
     launcher: Launcher,
     exclusive_of: tuple[str, str] | None = None,
+    cache_claim: str | None = None,
 ) -> dict[str, Any]:
     """The member's PodSpec with the placement and gang wiring.
 
-    `exclusive_of`: (namespace, name) of an exclusive deployment, whose pods keep others off their nodes.
+    `exclusive_of`: (namespace, name) of an exclusive deployment, whose pods keep others off their nodes;
+    `cache_claim`: the ModelCache's claim.
     """
     template_spec = as_mapping(member.template.get("spec"))
     spec: dict[str, Any] = {k: v for k, v in template_spec.items() if k != "containers"}
-    spec["containers"] = [serving_container(member, launcher=launcher), *_split(template_spec)[1]]
+    main = serving_container(member, launcher=launcher, cache_claim=cache_claim)
+    spec["containers"] = [main, *_split(template_spec)[1]]
+    if cache_claim is not None:
+        volumes = [v for v in as_list(spec.get("volumes")) if as_mapping(v).get("name") != MODEL_VOLUME]
+        spec["volumes"] = [*volumes, {"name": MODEL_VOLUME, "persistentVolumeClaim": {"claimName": cache_claim}}]
     spec["nodeSelector"] = {**as_mapping(spec.get("nodeSelector")), names.LABEL_POOL: member.pool}
     wanted = [*as_list(spec.get("tolerations")), *(toleration(t) for t in tolerations), dict(GPU_TOLERATION)]
     spec["tolerations"] = [t for i, t in enumerate(wanted) if t not in wanted[:i]]

@@ -50,5 +50,7 @@ def revision(deployment: Deployment) -> str:
     }
     if deployment.exclusive_nodes:  # only when set, so templates from before the field keep their revisions
         rendered_from["exclusiveNodes"] = True
+    if deployment.model_cache is not None:  # only when set: the revisions of deployments without one stand
+        rendered_from["modelCache"] = deployment.model_cache
     text = json.dumps(_plain(rendered_from), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:REVISION_LENGTH]

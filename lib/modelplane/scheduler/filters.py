@@ -16,14 +16,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
-from modelplane.model import Cluster, Deployment, TaintEffect, kserve_rendered_as
+from modelplane.cache import VOLUME_NAMESPACE
+from modelplane.model import CACHE_READY, Cluster, Deployment, TaintEffect, kserve_rendered_as
 from modelplane.scheduler import kai, stack
 from modelplane.scheduler.engines import EngineOption, EngineSource
 from modelplane.scheduler.fit import assign, shortfall
 from modelplane.scheduler.ledger import Ledger
 from modelplane.scheduler.limit import REASON_QUOTA_EXCEEDED, QuotaGate
 from modelplane.scheduler.packing import Packing, Penalty
-from modelplane.scheduler.result import FIT, NODE_CAPACITY, Code, Status
+from modelplane.scheduler.result import FIT, MODEL_CACHE, NODE_CAPACITY, Code, Status
 from modelplane.scheduler.selectors import (
     admits_namespace,
     format_taint,
@@ -44,6 +45,7 @@ REASON_UNREADABLE_REPLICA = "held a ModelReplica that cannot be read"
 REASON_NO_EXCLUSIVE_NODES = "could not keep other deployments off exclusive nodes"
 # The KServe minor whose pods carry no labels of ours (render/llmis.py): no anti-affinity can tell deployments apart.
 KSERVE_UNLABELLED = "0.16"
+REASON_NO_MODEL_CACHE = "had no Ready copy of the ModelCache"
 
 SCHEDULING_EFFECTS = frozenset({TaintEffect.NO_SCHEDULE, TaintEffect.NO_EXECUTE})
 
@@ -204,6 +206,32 @@ def _stack_supported(ctx: Context, cluster: Cluster) -> Status:
     return Status(code=Code.UNRESOLVABLE, reason=REASON_STACK_NOT_RENDERED, detail=problem)
 
 
+def _model_cache_staged(ctx: Context, cluster: Cluster) -> Status:
+    """Whether the cluster holds a Ready copy of the deployment's ModelCache its pods can mount."""
+    dep = ctx.deployment
+    name = dep.model_cache
+    cache = dep.cache
+    if name is None:
+        return FIT
+    code = Code.UNRESOLVABLE
+    if cache is None:
+        detail = dep.cache_problem or f"ModelCache {dep.namespace}/{name} was not read"
+    elif cache.cluster_selector is not None and not selector_matches(cache.cluster_selector, cluster.labels):
+        detail = f"ModelCache {name} does not stage here: {selector_mismatch(cache.cluster_selector, cluster.labels)}"
+    elif cluster.workload_namespace != VOLUME_NAMESPACE:
+        detail = (
+            f"ModelCache {name} stages its volume in namespace {VOLUME_NAMESPACE} and a pod mounts only a claim of "
+            f"its own namespace; the cluster's workloadNamespace is {cluster.workload_namespace}"
+        )
+    elif cache.phases.get(cluster.name) != CACHE_READY:
+        phase = cache.phases.get(cluster.name)
+        code = Code.UNSCHEDULABLE  # hydration ends by itself
+        detail = f"ModelCache {name} is {phase} here" if phase else f"ModelCache {name} reports no phase here yet"
+    else:
+        return FIT
+    return Status(code=code, reason=REASON_NO_MODEL_CACHE, detail=detail)
+
+
 def _pools_match_devices(ctx: Context, cluster: Cluster) -> Status:
     for index, (engine, opts) in enumerate(zip(ctx.deployment.engines, ctx.engines.of(cluster), strict=True)):
         if not opts:
@@ -242,6 +270,8 @@ FILTERS: tuple[Filter, ...] = (
     Filter(name="KaiAllowed", check=_kai_allowed),
     Filter(name="StackSupported", check=_stack_supported),
     Filter(name="ExclusiveNodes", check=_exclusive_nodes),
+    # after the selector: a cluster the deployment would never use need not say where its cache is
+    Filter(name=MODEL_CACHE, check=_model_cache_staged),
     Filter(name="DeviceMatch", check=_pools_match_devices),
     Filter(name="ReplicasReadable", check=_replicas_readable),
     Filter(name=NODE_CAPACITY, check=_enough_free_nodes, uses_ledger=True, needs="DeviceMatch"),

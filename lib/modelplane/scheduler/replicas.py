@@ -50,6 +50,7 @@ def build_replica(
         provider_config_name=cluster.provider_config_name,
         workload_namespace=cluster.workload_namespace,
         model=deployment.model,
+        model_cache=deployment.model_cache,
         serving_mode=deployment.serving_mode,
         router=deployment.router,
         base_refs=deployment.base_refs,

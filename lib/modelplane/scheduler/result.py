@@ -24,6 +24,7 @@ from modelplane.stated import StatedDemand
 REASON_QUOTA_EXCEEDED = "would take the namespace's fleet quota past its limit"
 
 NODE_CAPACITY = "NodeCapacity"  # the name of the one filter a freed node can satisfy
+MODEL_CACHE = "ModelCache"  # the filter that waits for the deployment's ModelCache
 
 
 class Code(StrEnum):
@@ -126,18 +127,23 @@ class Diagnosis:
 
         InsufficientCapacity only when some cluster failed on free nodes alone (free nodes would
         place the replica there), QuotaExceeded when every such cluster had the room but the
-        namespace's FleetQuota limit did not; otherwise every cluster was turned down for what it is (not
-        Ready, not admitting, not selected, tainted, lacking the devices): NoSuitableCluster.
+        namespace's FleetQuota limit did not; WaitingForModelCache when every cluster turned it
+        down for want of a Ready copy of the deployment's ModelCache; otherwise every cluster was
+        turned down for what it is (not Ready, not admitting, not selected, tainted, lacking the
+        devices): NoSuitableCluster.
         """
         if self.unplaced == 0:
             return names.REASON_SCALED_TO_ZERO if self.desired == 0 else names.REASON_SCHEDULED
         if self.total_clusters == 0:
             return names.REASON_NO_CLUSTERS
-        failed = [s for s in self.statuses.values() if not s.fits and s.filter == NODE_CAPACITY]
-        if failed and all(s.reason == REASON_QUOTA_EXCEEDED for s in failed):
+        failed = [s for s in self.statuses.values() if not s.fits]
+        capacity = [s for s in failed if s.filter == NODE_CAPACITY]
+        if capacity and all(s.reason == REASON_QUOTA_EXCEEDED for s in capacity):
             return names.REASON_QUOTA_EXCEEDED  # room exists, but not within the team's fleet quota
-        if failed:
+        if capacity:
             return names.REASON_INSUFFICIENT_CAPACITY
+        if failed and all(s.filter == MODEL_CACHE for s in failed):
+            return names.REASON_WAITING_FOR_MODEL_CACHE
         return names.REASON_NO_SUITABLE_CLUSTER
 
 
