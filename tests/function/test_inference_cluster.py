@@ -64,10 +64,56 @@ NEWER_KSERVE = {**cluster("a"), "spec": {**cluster("a")["spec"], "kserve": {"ver
 DYNAMO = {**cluster("a"), "spec": {**cluster("a")["spec"], "stack": "Dynamo"}}
 STANDARD = {**cluster("a"), "spec": {**cluster("a")["spec"], "stack": "Standard"}}
 MISSING = "InferenceClass eks-l4-1x-g6 (named by spec.nodePools[].className) does not exist"
+REACHED_BY_A = {"providerConfigRef": {"name": "a"}}  # relayed for Modelplane's ModelCache composition
+EXISTING_WITH_CACHE = {
+    **cluster("a"),
+    "spec": {
+        **cluster("a")["spec"],
+        "cluster": {
+            "source": "Existing",
+            "existing": {"secretRef": {"name": "kc"}, "cache": {"storageClassName": "nfs"}},
+        },
+    },
+}
+MODELPLANE_PUBLISHED = {"providerConfigRef": {"name": "eks-l4-kubeconfig-1a2b3"}, "cache": {"storageClassName": "efs"}}
+EXISTING_NOTE = condition(
+    "FieldsIgnored",
+    "True",
+    "NoEffectHere",
+    "Accepted for Modelplane compatibility, no effect here: spec.cluster (cluster provisioning; clusters are "
+    "reached through spec.providerConfigRef).",
+)
 
 
 def published_cases() -> list[Case]:
     return [
+        Case(
+            name="the ProviderConfig and an existing cluster's cache StorageClass are relayed for ModelCaches",
+            req=request(EXISTING_WITH_CACHE, required={"replicas": []}),
+            want=response(
+                status={
+                    "gpuPools": api.gpu_pools_status(cluster("a")),
+                    **REACHED_BY_A,
+                    "cache": {"storageClassName": "nfs"},
+                },
+                conditions=[
+                    condition("GPUPoolsPublished", "True", "Published", "Published 1 GPU pools."),
+                    EXISTING_NOTE,
+                ],
+                requirements=requirements("a"),
+            ),
+        ),
+        Case(
+            name="what Modelplane published for its ModelCaches stays while the spec names neither",
+            req=request(
+                {**IC, "status": MODELPLANE_PUBLISHED}, required={"replicas": [], "class-eks-l4-1x-g6": [CLASS]}
+            ),
+            want=response(
+                status={"gpuPools": [L4], **MODELPLANE_PUBLISHED},
+                conditions=[condition("GPUPoolsPublished", "True", "Published", "Published 1 GPU pools."), NOTE],
+                requirements=requirements("eks-l4", "eks-l4-1x-g6"),
+            ),
+        ),
         Case(
             name="a Modelplane pool publishes its InferenceClass's devices with maxNodeCount nodes",
             req=request(IC, required={"replicas": [], "class-eks-l4-1x-g6": [CLASS]}),
@@ -107,7 +153,7 @@ def published_cases() -> list[Case]:
                 required={"replicas": []},
             ),
             want=response(
-                status={"gpuPools": api.gpu_pools_status(cluster("a"))},
+                status={"gpuPools": api.gpu_pools_status(cluster("a")), **REACHED_BY_A},
                 conditions=[
                     condition("GPUPoolsPublished", "True", "Published", "Published 1 GPU pools."),
                     condition("FieldsIgnored", "False", "AllFieldsUsed", "Every field set takes effect."),
@@ -119,7 +165,7 @@ def published_cases() -> list[Case]:
             name="a cluster on a later KServe than the function knows says its replicas render as the newest known",
             req=request(NEWER_KSERVE, required={"replicas": []}),
             want=response(
-                status={"gpuPools": api.gpu_pools_status(NEWER_KSERVE)},
+                status={"gpuPools": api.gpu_pools_status(NEWER_KSERVE), **REACHED_BY_A},
                 conditions=[
                     condition(
                         "GPUPoolsPublished",
@@ -175,7 +221,7 @@ def modelplane_replica(cluster_name: str, name: str) -> dict[str, Any]:
 
 
 LONG = "c" * 64  # a valid cluster name (DNS subdomain) that no label value can hold
-GUARD_PUBLISHED = {"gpuPools": api.gpu_pools_status(cluster("a"))}
+GUARD_PUBLISHED = {"gpuPools": api.gpu_pools_status(cluster("a")), **REACHED_BY_A}
 PUBLISHED_A = condition("GPUPoolsPublished", "True", "Published", "Published 1 GPU pools.")
 
 
@@ -212,7 +258,7 @@ def guard_cases() -> list[Case]:
             name="a cluster name too long for a label asks for every replica and keeps those pinned to it",
             req=request(cluster(LONG), required={"replicas": [ours(LONG, "llama"), ours("a", "mistral")]}),
             want=response(
-                status={"gpuPools": api.gpu_pools_status(cluster(LONG))},
+                status={"gpuPools": api.gpu_pools_status(cluster(LONG)), "providerConfigRef": {"name": LONG}},
                 resources={
                     "replica-guard": (cluster_usage(LONG, [f"team-a/{ours(LONG, 'llama')['metadata']['name']}"]), True)
                 },

@@ -93,10 +93,10 @@ CASES = [
         ),
     ),
     Case(
-        name="an InferenceCluster publishes its node pools as status.gpuPools",
+        name="an InferenceCluster publishes its node pools as status.gpuPools, and its ProviderConfig",
         req=request(cluster("a", nodes=3.0)),
         want=response(
-            status={"gpuPools": api.gpu_pools_status(cluster("a", nodes=3))},
+            status={"gpuPools": api.gpu_pools_status(cluster("a", nodes=3)), "providerConfigRef": {"name": "a"}},
             conditions=[condition("GPUPoolsPublished", "True", "Published", "Published 1 GPU pools.")],
             requirements={
                 "resources": {

@@ -1,5 +1,6 @@
-"""InferenceCluster: publish the schedulable view of the node pools as `status.gpuPools`, and keep the
-cluster from being deleted while ModelReplicas run on it.
+"""InferenceCluster: publish the schedulable view of the node pools as `status.gpuPools` (with what
+Modelplane's ModelCache composition reads, `api.relayed_status`), and keep the cluster from being
+deleted while ModelReplicas run on it.
 
 Requirements, declared identically on every call (they depend only on the observed XR): the
 ModelReplicas on this cluster (by the `modelplane.ai/cluster` label when the name can be a label
@@ -86,9 +87,10 @@ def _guard(rsp: fnv1.RunFunctionResponse, cluster: str, hosted: list[str]) -> No
 
 def _published(xr: Mapping[str, Any]) -> dict[str, Any] | None:
     status = xr.get("status")
+    relayed = api.relayed_status(xr)
     if isinstance(status, Mapping) and "gpuPools" in status:
-        return {"gpuPools": status["gpuPools"]}
-    return None
+        return {"gpuPools": status["gpuPools"], **relayed}
+    return relayed or None
 
 
 def _keep_published(rsp: fnv1.RunFunctionResponse, xr: Mapping[str, Any]) -> None:
@@ -110,7 +112,8 @@ def _publish(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, xr: Ma
         c = Condition(type=names.CONDITION_POOLS_PUBLISHED, status="False", reason=e.reason, message=str(e))
         report(rsp, xr, c, warn=True)
         return
-    rsp.desired.composite.resource.MergeFrom(to_struct({"status": {"gpuPools": pools}}))
+    # and what Modelplane's ModelCache composition reads to stage caches here
+    rsp.desired.composite.resource.MergeFrom(to_struct({"status": {"gpuPools": pools, **api.relayed_status(xr)}}))
     message = f"Published {len(pools)} GPU pools."
     if not _reachable(xr):
         message += (

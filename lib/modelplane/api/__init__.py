@@ -7,7 +7,14 @@ from modelplane.api.demand import demand_manifest, parse_demand
 from modelplane.api.deployment import parse_deployment
 from modelplane.api.ledger import ENGINE_FIELDS, IDENTITY_FIELDS, LEDGER_FIELDS, ledger_engines, parse_ledger_replica
 from modelplane.api.model_cache import parse_model_cache
-from modelplane.api.publish import MissingInferenceClassError, class_names, gpu_pools_status, kserve_version, stack
+from modelplane.api.publish import (
+    MissingInferenceClassError,
+    class_names,
+    gpu_pools_status,
+    kserve_version,
+    relayed_status,
+    stack,
+)
 from modelplane.api.quota import parse_quota, priority_classes
 from modelplane.api.replica import parse_replica, replica_manifest
 from modelplane.api.status import deployment_status
@@ -34,6 +41,7 @@ __all__ = [
     "parse_quota",
     "parse_replica",
     "priority_classes",
+    "relayed_status",
     "replica_manifest",
     "stack",
 ]

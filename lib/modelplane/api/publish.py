@@ -3,6 +3,7 @@
 A pool lists its devices, or names a Modelplane InferenceClass (`className`) whose `spec.devices`
 it takes verbatim, as Modelplane's InferenceCluster composition does. The function reads the
 classes the cluster names (`class_names`) and hands them in; only their `spec.devices` is read.
+Beside the pools it relays what Modelplane's ModelCache composition reads (`relayed_status`).
 """
 
 from __future__ import annotations
@@ -90,4 +91,31 @@ def gpu_pools_status(
         if devices is not None:
             published["devices"] = [dump(d) for d in sorted(devices, key=lambda d: d.name)]
         out.append(published)
+    return out
+
+
+def _at(obj: object, *path: str) -> object:
+    for key in path:
+        obj = cast("Mapping[str, Any]", obj).get(key) if isinstance(obj, Mapping) else None
+    return obj
+
+
+def relayed_status(cluster_obj: Mapping[str, Any]) -> dict[str, Any]:
+    """What Modelplane's ModelCache composition reads of an InferenceCluster's status.
+
+    It stages a cache only onto clusters that publish both (compose-model-cache `match_clusters`):
+    `providerConfigRef.name`, the ClusterProviderConfig that reaches the cluster, and
+    `cache.storageClassName`, the ReadWriteMany StorageClass for the cache's claim. Each is taken
+    from the spec (`spec.providerConfigRef`, Modelplane's `spec.cluster.existing.cache`), else kept
+    as Modelplane published it, so caches keep staging once the cluster is switched over.
+    """
+    out: dict[str, Any] = {}
+    for field, spec_path in (
+        ("providerConfigRef", ("spec", "providerConfigRef", "name")),
+        ("cache", ("spec", "cluster", "existing", "cache", "storageClassName")),
+    ):
+        key = "name" if field == "providerConfigRef" else "storageClassName"
+        value = _at(cluster_obj, *spec_path) or _at(cluster_obj, "status", field, key)
+        if isinstance(value, str) and value:
+            out[field] = {key: value}
     return out
