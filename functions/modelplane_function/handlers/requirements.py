@@ -114,24 +114,8 @@ def namespace_labels(req: fnv1.RunFunctionRequest, namespace: str) -> Mapping[st
 
 
 def model_cache(req: fnv1.RunFunctionRequest, deployment: Deployment) -> Deployment:
-    """The deployment with the ModelCache it names as read, or with why it cannot be read.
-
-    Only the named cache of the deployment's namespace counts. One that is missing or cannot be
-    read stops new placements only: the scheduler keeps running replicas whatever the cache says.
-    """
-    name = deployment.model_cache
-    if name is None:
-        return deployment
-    where = f"{deployment.namespace}/{name}"
-    for obj in items(req, MODEL_CACHE):
-        meta = obj.get("metadata")
-        if not isinstance(meta, Mapping) or (meta.get("namespace"), meta.get("name")) != (deployment.namespace, name):  # pyright: ignore[reportUnknownMemberType]
-            continue
-        try:
-            return replace(deployment, cache=api.parse_model_cache(obj))
-        except SpecError as e:
-            return replace(deployment, cache_problem=f"{names.KIND_MODEL_CACHE} {where} cannot be read: {e}")
-    return replace(deployment, cache_problem=f"{names.KIND_MODEL_CACHE} {where} does not exist")
+    """The deployment with the ModelCache it names as answered, or with why it cannot be read."""
+    return api.with_model_cache(deployment, items(req, MODEL_CACHE))
 
 
 def _bounded(kind: str, read: Callable[[struct_pb2.Struct], T]) -> Callable[[struct_pb2.Struct], T]:

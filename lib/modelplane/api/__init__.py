@@ -6,7 +6,7 @@ from modelplane.api.compat import IgnoredField, ignored_fields, ignored_message
 from modelplane.api.demand import demand_manifest, parse_demand
 from modelplane.api.deployment import parse_deployment
 from modelplane.api.ledger import ENGINE_FIELDS, IDENTITY_FIELDS, LEDGER_FIELDS, ledger_engines, parse_ledger_replica
-from modelplane.api.model_cache import parse_model_cache
+from modelplane.api.model_cache import parse_model_cache, with_model_cache
 from modelplane.api.publish import (
     MissingInferenceClassError,
     class_names,
@@ -44,4 +44,5 @@ __all__ = [
     "relayed_status",
     "replica_manifest",
     "stack",
+    "with_model_cache",
 ]

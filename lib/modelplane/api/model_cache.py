@@ -9,7 +9,8 @@ are not checked here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from pydantic import Field
@@ -17,6 +18,7 @@ from pydantic import Field
 from modelplane import model as m
 from modelplane.api._wire import Observed, validate
 from modelplane.errors import SpecError
+from modelplane.names import KIND_MODEL_CACHE
 
 
 class CacheSelector(Observed):
@@ -56,3 +58,30 @@ def parse_model_cache(obj: Mapping[str, Any]) -> m.ModelCache:
         cluster_selector=m.LabelSelector(match_labels=dict(labels)) if labels else None,
         phases=dict(sorted(phases.items())),
     )
+
+
+def with_model_cache(deployment: m.Deployment, objects: Iterable[Mapping[str, Any]]) -> m.Deployment:
+    """The deployment with the ModelCache it names, read from `objects`, or with why it cannot be.
+
+    Only the named cache of the deployment's namespace counts; one missing or unreadable is a
+    problem that stops new placements only (scheduler/filters.py): running replicas stay.
+    """
+    name = deployment.model_cache
+    if name is None:
+        return deployment
+    where = f"{deployment.namespace}/{name}"
+    for obj in objects:
+        meta = obj.get("metadata")
+        if not isinstance(meta, Mapping):
+            continue
+        named: Mapping[str, Any] = meta  # pyright: ignore[reportUnknownVariableType]
+        if obj.get("kind") != KIND_MODEL_CACHE or (named.get("namespace"), named.get("name")) != (
+            deployment.namespace,
+            name,
+        ):
+            continue
+        try:
+            return replace(deployment, cache=parse_model_cache(obj))
+        except SpecError as e:
+            return replace(deployment, cache_problem=f"{KIND_MODEL_CACHE} {where} cannot be read: {e}")
+    return replace(deployment, cache_problem=f"{KIND_MODEL_CACHE} {where} does not exist")

@@ -71,6 +71,11 @@ def stated(deployments: Sequence[tuple[Doc, Mapping[str, Any]]], fleet: Sequence
     """(the ModelDemand, its ModelDeployment's document) for each of `deployments`, given the fleet in `fleet`."""
     clusters = clusters_of(fleet)
     labels = _labels(fleet)
+    caches = [
+        to_dict(d.struct())
+        for d in fleet
+        if d.head.get("apiVersion") == names.API_VERSION and d.head.get("kind") == names.KIND_MODEL_CACHE
+    ]
     parsed: list[tuple[Doc, Deployment]] = []
     out: list[tuple[Doc, Doc]] = []
     for source, xr in deployments:
@@ -87,7 +92,8 @@ def stated(deployments: Sequence[tuple[Doc, Mapping[str, Any]]], fleet: Sequence
                     )
                 )
             continue
-        parsed.append((source, replace(d, namespace_labels=labels.get(d.namespace))))
+        # as its reconcile reads them: its Namespace's labels and the ModelCache it names
+        parsed.append((source, api.with_model_cache(replace(d, namespace_labels=labels.get(d.namespace)), caches)))
     statements_of = statements([d for _, d in parsed], clusters)
     for (source, _), statement in zip(parsed, statements_of, strict=True):
         if can_state(statement.name):
