@@ -79,6 +79,9 @@ def ready_condition(n: int, of: int) -> dict[str, str]:
 
 
 MISSING = unplaced({"a": "ModelCache team-a/qwen3-8b does not exist"})
+UNREADABLE = unplaced(
+    {"a": "ModelCache team-a/qwen3-8b cannot be read: status.clusters[0].name: String should have at least 1 character"}
+)
 HYDRATING = unplaced({"a": "ModelCache qwen3-8b is Hydrating here"}, scheduled=1)
 KEPT = deployment(replicas=2)
 KEPT["spec"]["template"]["spec"]["modelCacheRef"] = {"name": "qwen3-8b"}
@@ -123,6 +126,38 @@ CASES = [
             status={"replicas": {"total": 0, "ready": 0}, "placement": [], "unplaced": MISSING[0]},
             conditions=[MISSING[1], ready_condition(0, 1)],
             results=[MISSING[2]],
+            requirements=REQUIREMENTS,
+        ),
+    ),
+    Case(
+        name="a cache that cannot be read keeps the replica that runs",
+        req=request(
+            CACHED,
+            observed={"replica-a-0": with_ready(cached_replica("a"))},
+            required=required(cache(("", "Ready")), clusters=[mounting("a")]),
+        ),
+        want=response(
+            rollout=Rollout(desired=1, revision=CACHED_REV),
+            status={
+                "replicas": {"total": 1, "ready": 1},
+                "placement": [placement_entry("a", revision=CACHED_REV)],
+            },
+            resources={"replica-a-0": (cached_replica("a"), True)},
+            conditions=[
+                condition("ReplicasScheduled", "True", "Scheduled", "Scheduled 1 of 1 replicas."),
+                ready_condition(1, 1),
+            ],
+            requirements=REQUIREMENTS,
+        ),
+    ),
+    Case(
+        name="a cache that cannot be read places no new replica and says why",
+        req=request(CACHED, required=required(cache(("", "Ready")), clusters=[mounting("a")])),
+        want=response(
+            rollout=Rollout(desired=1, revision=CACHED_REV),
+            status={"replicas": {"total": 0, "ready": 0}, "placement": [], "unplaced": UNREADABLE[0]},
+            conditions=[UNREADABLE[1], ready_condition(0, 1)],
+            results=[UNREADABLE[2]],
             requirements=REQUIREMENTS,
         ),
     ),

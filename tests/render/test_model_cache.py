@@ -18,7 +18,7 @@ import pytest
 from crossplane.function.resource import child_name
 from modelplane.cache import claim_name
 from modelplane.model import ModelRef, ModelReplica, Phase, ServingMode
-from modelplane.render import render_replica
+from modelplane.render import RenderError, render_replica
 
 from tests.render.factories import QWEN, engine, leader_worker, replica
 
@@ -74,7 +74,12 @@ class Case:
     want: dict[str, Any]
 
 
-CACHED = replace(replica(deployment="qwen"), model_cache="qwen", model=ModelRef(uri=f"pvc://{CLAIM}", name="qwen3"))
+CACHED = replace(
+    replica(deployment="qwen"),
+    model_cache="qwen",
+    model=ModelRef(uri=f"pvc://{CLAIM}", name="qwen3"),
+    workload_namespace="default",
+)
 
 CASES = [
     Case(
@@ -125,3 +130,12 @@ def test_pods_serve_from_the_cache(case: Case) -> None:
 def test_the_claim_is_named_as_modelplane_names_it() -> None:
     long = ("a" * 40, "b" * 40)
     assert (claim_name("team-a", "qwen"), claim_name(*long)) == (CLAIM, child_name("modelcache", *long))
+
+
+def test_a_cached_replica_whose_pods_cannot_mount_the_claim_is_not_rendered() -> None:
+    with pytest.raises(RenderError) as err:
+        render_replica(replace(CACHED, workload_namespace="modelplane-workloads"))
+    assert str(err.value) == (
+        "ModelCache qwen's claim is in namespace default and a pod mounts only a claim of its own namespace; "
+        "set the cluster's workloadNamespace to default"
+    )

@@ -44,10 +44,10 @@ and a StatefulSet name may have at most 52 characters because its pods carry
 indices up to 63 (64 copies) that leaves 52 - 18 - 3 = 31. Every other KServe child name is
 `kmeta.ChildName(<name>, <suffix>)`, valid at any length.
 
-A spec that cannot be rendered (no model, an unknown KServe version, a member shape other than
-Standalone or Leader+Worker, parallelism KServe or vLLM would refuse, PrefillDecode without exactly
-one engine per phase or without a router scheduler) raises RenderError (reason CannotRender);
-nothing is half rendered.
+A spec that cannot be rendered (no model, a ModelCache whose claim its pods cannot mount, an
+unknown KServe version, a member shape other than Standalone or Leader+Worker, parallelism KServe
+or vLLM would refuse, PrefillDecode without exactly one engine per phase or without a router
+scheduler) raises RenderError (reason CannotRender); nothing is half rendered.
 `render_notes` says what a rendered replica still needs from the cluster.
 """
 
@@ -117,6 +117,13 @@ def _checked(replica: ModelReplica) -> tuple[ModelRef, list[PlacedEngine]]:
         model = served_from_cache(model, namespace=replica.namespace, cache=replica.model_cache, served_name=None)
     if model is None:
         raise RenderError(NO_MODEL)
+    if replica.model_cache is not None and replica.workload_namespace != cache.VOLUME_NAMESPACE:
+        # placement never puts a replica here (scheduler/filters.py); one kept from before would not start
+        msg = (
+            f"ModelCache {replica.model_cache}'s claim is in namespace {cache.VOLUME_NAMESPACE} and a pod mounts only "
+            f"a claim of its own namespace; set the cluster's workloadNamespace to {cache.VOLUME_NAMESPACE}"
+        )
+        raise RenderError(msg)
     if not replica.provider_config_name:
         msg = "no providerConfigRef: the replica does not say how to reach its cluster"
         raise RenderError(msg)
