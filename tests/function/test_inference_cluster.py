@@ -134,6 +134,15 @@ def published_cases() -> list[Case]:
             ),
         ),
         Case(
+            name="until the InferenceClasses are known, what was relayed for ModelCaches stays too",
+            req=request({**IC, "status": {**PUBLISHED_BEFORE, **MODELPLANE_PUBLISHED}}, required={"replicas": []}),
+            want=response(
+                status={**PUBLISHED_BEFORE, **MODELPLANE_PUBLISHED},
+                conditions=[NOTE],
+                requirements=requirements("eks-l4", "eks-l4-1x-g6"),
+            ),
+        ),
+        Case(
             name="a missing InferenceClass keeps what was published and says which",
             req=request({**IC, "status": PUBLISHED_BEFORE}, required={"replicas": [], "class-eks-l4-1x-g6": []}),
             want=response(

@@ -87,10 +87,10 @@ def _guard(rsp: fnv1.RunFunctionResponse, cluster: str, hosted: list[str]) -> No
 
 def _published(xr: Mapping[str, Any]) -> dict[str, Any] | None:
     status = xr.get("status")
-    relayed = api.relayed_status(xr)
-    if isinstance(status, Mapping) and "gpuPools" in status:
-        return {"gpuPools": status["gpuPools"], **relayed}
-    return relayed or None
+    if not isinstance(status, Mapping):
+        return None
+    kept = {k: status[k] for k in ("gpuPools", "providerConfigRef", "cache") if k in status}  # pyright: ignore[reportUnknownVariableType]
+    return kept or None
 
 
 def _keep_published(rsp: fnv1.RunFunctionResponse, xr: Mapping[str, Any]) -> None:
