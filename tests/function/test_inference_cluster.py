@@ -192,7 +192,7 @@ def published_cases() -> list[Case]:
             name="a cluster on the Dynamo stack says multi-node engines are not placed there",
             req=request(DYNAMO, required={"replicas": []}),
             want=response(
-                status={"gpuPools": api.gpu_pools_status(DYNAMO)},
+                status={"gpuPools": api.gpu_pools_status(DYNAMO), **REACHED_BY_A},
                 conditions=[
                     condition(
                         "GPUPoolsPublished",
@@ -209,7 +209,7 @@ def published_cases() -> list[Case]:
             name="a cluster stating the Standard stack publishes its pools as one that does not",
             req=request(STANDARD, required={"replicas": []}),
             want=response(
-                status={"gpuPools": api.gpu_pools_status(cluster("a"))},
+                status={"gpuPools": api.gpu_pools_status(cluster("a")), **REACHED_BY_A},
                 conditions=[condition("GPUPoolsPublished", "True", "Published", "Published 1 GPU pools.")],
                 requirements=requirements("a"),
             ),
