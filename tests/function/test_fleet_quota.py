@@ -56,13 +56,15 @@ def _warnings(response: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 def test_a_team_within_its_guarantee_reclaims_the_node_a_borrower_holds(run_function: RunFunction) -> None:
     got = run(run_function, [fleet_quota("search", "team-a", guaranteed=8)], others=[BIG])
+    name = SMALL_ON_A["metadata"]["name"]
     assert (sorted(got["desired"]["resources"]), _warnings(got)) == (
         ["demand"],
         [
             (
                 "Reclaimed",
-                f"Reclaimed {SMALL_ON_A['metadata']['name']}, holding 1 node of a/pool, for a deployment of another "
-                "namespace: its GPUs go back to a team within its fleet quota guarantee. It leaves now, without a successor.",
+                "Scheduled 0 of 1 replicas; 0/2 clusters are available for the rest: 2 had no pool with enough free "
+                f"nodes. Reclaimed {name} (1 node of a/pool) for a team within its fleet quota guarantee: it leaves "
+                "now, without a successor.",
             )
         ],
     )

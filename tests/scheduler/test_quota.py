@@ -227,6 +227,15 @@ EVICT_CASES = [
         moves=("team-b/borrower#0 is reclaimed from a/h100 to make room for team-a/owner",),
     ),
     Case(
+        "a borrower still starting (not Ready) is reclaimed too: it holds the node all the same",
+        BORROWER,
+        [OWNER, *REST],
+        policy(quota("search", "team-a", guaranteed=8)),
+        fleet=[replace(ON_H100, ready=False), ON_A100],
+        want=Outline(removed=("a/0: reclaimed for a team within its fleet quota guarantee",)),
+        moves=("team-b/borrower#0 is reclaimed from a/h100 to make room for team-a/owner",),
+    ),
+    Case(
         "without a guarantee nothing is reclaimed",
         BORROWER,
         [OWNER, *REST],

@@ -29,6 +29,7 @@ from modelplane.rollout.reconcile import Reconciled, reconcile
 from modelplane.scheduler import ScheduleResult, schedule
 from modelplane.scheduler.filters import REASON_KAI_NOT_ALLOWED
 from modelplane.scheduler.policy import FleetPolicy
+from modelplane.scheduler.result import Move
 from modelplane.scheduler.selectors import selector_matches
 from modelplane.scheduler.unreadable import Unreadable
 from modelplane.stated import StatedDemand, withdrawn
@@ -317,11 +318,32 @@ def _reserved_note(result: ScheduleResult, namespace: str) -> str:
     )
 
 
-def _scheduled_condition(result: ScheduleResult, namespace: str) -> Condition:
+def _scheduled_condition(result: ScheduleResult, deployment: Deployment) -> Condition:
     diagnosis = result.diagnosis
+    namespace = deployment.namespace
     status = "False" if diagnosis.unplaced else "True"
     message = diagnosis.message() + _reserved_note(result, namespace) + _kai_note(result) + _held_note(result)
-    return Condition(type=names.CONDITION_REPLICAS_SCHEDULED, status=status, reason=diagnosis.reason(), message=message)
+    reason = diagnosis.reason()
+    evicted = [
+        m
+        for m in result.moves
+        if m.evicted and (m.replica.namespace, m.replica.deployment) == (namespace, deployment.name)
+    ]
+    if evicted:  # the fleet's policy, not capacity, is why this call leaves replicas unplaced
+        status, reason = "False", evicted[0].evicted
+        message += " " + "; ".join(_eviction_text(m) for m in evicted) + "."
+    return Condition(type=names.CONDITION_REPLICAS_SCHEDULED, status=status, reason=reason, message=message)
+
+
+def _eviction_text(m: Move) -> str:
+    nodes = _count(sum(m.replica.node_cost_by_pool().values()), "node")
+    why = (
+        "for a team within its fleet quota guarantee"
+        if m.evicted == names.REASON_RECLAIMED
+        else "for demand of higher priority"
+    )
+    where = f"{m.cluster}/{','.join(m.pools)}"
+    return f"{m.evicted} {m.replica.name} ({nodes} of {where}) {why}: it leaves now, without a successor"
 
 
 class ResponseTooLargeError(Exception):
@@ -378,7 +400,7 @@ def _compose(
     )
     rsp.desired.composite.resource.MergeFrom(to_struct({"status": status}))
     set_ready(rsp, ready=ready, desired=inputs.deployment.replicas)
-    report(rsp, xr, _scheduled_condition(result, inputs.deployment.namespace), warn=True)
+    report(rsp, xr, _scheduled_condition(result, inputs.deployment), warn=True)
     why = _why({r.name: own.get(key_of_name.get(r.name, replica_key(r))) for r in rolled.replicas})
     report(rsp, xr, _ready_condition(ready, inputs.deployment.replicas, why))
     p = rolled.progress
@@ -413,19 +435,6 @@ def _move_events(rsp: fnv1.RunFunctionResponse, deployment: Deployment, result: 
     ns = deployment.namespace
     me = f"{ns}/{deployment.name}"
     mine = [m for m in result.moves if (m.replica.namespace, m.replica.deployment) == (ns, deployment.name)]
-    for m in (m for m in mine if m.evicted):
-        why = (
-            "its GPUs go back to a team within its fleet quota guarantee"
-            if m.evicted == names.REASON_RECLAIMED
-            else "demand of higher priority fits nowhere else"
-        )
-        whom = m.demand.split("/", 1)[1] if _ours(m.demand, ns) else "a deployment of another namespace"
-        nodes = _count(sum(m.replica.node_cost_by_pool().values()), "node")
-        message = (
-            f"{m.evicted} {m.replica.name}, holding {nodes} of {m.cluster}/{','.join(m.pools)}, for {whom}: "
-            f"{why}. It leaves now, without a successor."
-        )
-        event(rsp, warning=True, reason=m.evicted, message=message)
     making = [m for m in mine if not m.evicted]
     if making:
         what = "; ".join(

@@ -82,7 +82,8 @@ def find_moves(
     if not blocked:
         return ()
     if caller is not None:
-        held = _held_kinds(clusters, [r for r in live if r.ready and _owner(r) == caller])
+        # Only Ready replicas move; under a fleet policy any replica of the caller may be evicted.
+        held = _held_kinds(clusters, [r for r in live if (r.ready or policy.active) and _owner(r) == caller])
         blocked = [d for d in blocked if d.key == caller or _touches(d, held)]
     if not blocked:
         return ()
@@ -195,17 +196,18 @@ class _Fleet:
         return self._trials.setdefault(demand.key, Demand(demand))
 
     def candidates(self, demand: StatedDemand, runner: FilterRunner) -> list[ModelReplica]:
-        """Ready replicas of other deployments on pools `demand` could use: lowest priority, then fewest
+        """Replicas of other deployments on pools `demand` could use: lowest priority, then fewest
         nodes, then newest first (the least served is lost).
 
-        A replica is a candidate when its deployment is movable, or when `demand` may evict it.
+        A replica is a candidate when it is Ready and its deployment movable, or when `demand` may
+        evict it (Ready or not: one still starting holds its GPUs all the same).
         """
         usable = self.trial(demand).usable(self.clusters, runner)
         found = [
             r
             for r in self.live
-            if r.ready and _owner(r) != demand.key and r.name not in self.moving
-            if _owner(r) in self.by_key and (self.by_key[_owner(r)].movable or self._eviction(demand, r))
+            if _owner(r) != demand.key and r.name not in self.moving and _owner(r) in self.by_key
+            if (r.ready and self.by_key[_owner(r)].movable) or self._eviction(demand, r)
             if any((r.cluster, p) in usable for p, n in r.node_cost_by_pool().items() if n)
         ]
         found.sort(key=lambda r: (r.namespace, r.deployment, r.cluster, r.index))
@@ -288,7 +290,8 @@ class _Fleet:
         evicted = ""
         if len(staying) + self.successors[_owner(replica)] <= owner.replicas:
             spread = Counter(r.cluster for r in staying if r.name != replica.name)
-            placed = self.trial(owner).place(self.ledger, self.clusters, spread).placements if owner.movable else ()
+            movable = owner.movable and replica.ready  # a replica that is not Ready is never moved
+            placed = self.trial(owner).place(self.ledger, self.clusters, spread).placements if movable else ()
             if placed:
                 successor = placed[0]
                 self.successors[_owner(replica)] += 1
@@ -296,7 +299,7 @@ class _Fleet:
                 evicted = self._eviction(demand, replica) or ""
                 if not evicted:
                     return None
-        elif not owner.movable:
+        elif not (owner.movable and replica.ready):
             evicted = self._eviction(demand, replica) or ""
             if not evicted:
                 return None

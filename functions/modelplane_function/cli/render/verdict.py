@@ -26,9 +26,16 @@ _OUTCOME_CONDITION = {
     names.KIND_CLUSTER: names.CONDITION_POOLS_PUBLISHED,
 }
 # ReplicasScheduled reasons that mean "valid input, but not every replica has a place": no free
-# nodes, no cluster suitable (taints, devices, selector) for the rest, or room only past the fleet quota.
+# nodes, no cluster suitable (taints, devices, selector) for the rest, room only past the fleet quota, or a
+# replica that gave its GPUs to demand the fleet quotas rank ahead (reclaimed, preempted).
 PARTIAL_REASONS = frozenset(
-    {names.REASON_INSUFFICIENT_CAPACITY, names.REASON_NO_SUITABLE_CLUSTER, names.REASON_QUOTA_EXCEEDED}
+    {
+        names.REASON_INSUFFICIENT_CAPACITY,
+        names.REASON_NO_SUITABLE_CLUSTER,
+        names.REASON_QUOTA_EXCEEDED,
+        names.REASON_RECLAIMED,
+        names.REASON_PREEMPTED,
+    }
 )
 
 
