@@ -193,6 +193,7 @@ class _State:
         self.first: dict[_Key, bytes] = {}  # each deployment's first request: the fleet as given
         self.rounds = 0
         self.converged = False
+        self.evictions: list[str] = []  # each reclaim or preemption, as the evicted deployment's condition said it
         self.initial = {name_of(r): _revision(r) for rs in own.values() for r in rs}
 
     @staticmethod
@@ -239,6 +240,10 @@ class _State:
         self.documents[key] = docs
         self.requests[key] = request
         self.first.setdefault(key, request)
+        reason, message = _condition(status)
+        if reason in (names.REASON_RECLAIMED, names.REASON_PREEMPTED):
+            said = message[message.find(f"{reason} ") :]  # the condition's own words on the eviction
+            self.evictions.append(f"round {self.rounds}: {key[0]}/{key[1]}: {said}")
         return changed
 
 
@@ -352,6 +357,7 @@ def plan(
             converged=state.converged,
             updated=state.updated(),
             policy=_policy(inputs.fleet),
+            evictions=tuple(state.evictions),
         )
     documents = tuple(tuple(state.documents[_key(xr)]) for xr in inputs.deployments)
     found = [

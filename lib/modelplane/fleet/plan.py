@@ -42,6 +42,7 @@ class PlanView:
     converged: bool
     gpus: Gpus = field(default_factory=lambda: Gpus(fleet=0, placed=0, held=0))
     quotas: tuple[QuotaStanding, ...] = ()  # every FleetQuota's use of the final fleet, by quota and kind
+    evictions: tuple[str, ...] = ()  # replicas reclaimed or preempted during the plan, in order
 
     @property
     def desired(self) -> int:
@@ -62,10 +63,12 @@ def build_plan(
     converged: bool,
     updated: frozenset[str] = frozenset(),
     policy: FleetPolicy | None = None,
+    evictions: tuple[str, ...] = (),
 ) -> PlanView:
     """The fleet after the plan; `updated` are input replicas the plan moved to a new revision in place.
 
-    With `policy`, each FleetQuota's use of the final fleet (every team's, by name).
+    With `policy`, each FleetQuota's use of the final fleet (every team's, by name); `evictions`,
+    the replicas reclaimed or preempted on the way.
     """
     planned = {d.view.subject for d in deployments}
 
@@ -92,6 +95,7 @@ def build_plan(
         converged=converged,
         gpus=gpus(views),
         quotas=quota_standings(policy, clusters, replicas) if policy is not None else (),
+        evictions=evictions,
     )
 
 
@@ -169,6 +173,8 @@ def plan_text(plan: PlanView) -> str:
     out = [headline(plan), gpu_line(plan), *deployment_table(plan)]
     if plan.quotas:
         out += ["Fleet quotas after the plan (GPUs):", *quota_table(plan)]
+    if plan.evictions:
+        out += ["Reclaimed and preempted during the plan:", *(f"  {e}" for e in plan.evictions)]
     trouble = [line for d in plan.deployments for line in problems(d)]
     if trouble:
         out += ["Unplaced replicas and failures:", *trouble]
