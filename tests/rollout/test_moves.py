@@ -11,17 +11,22 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 import pytest
-from modelplane.model import Cluster, Deployment, ModelReplica, RolloutStrategy
+from modelplane.model import Cluster, Deployment, ModelReplica, Role, RolloutStrategy
 from modelplane.rollout import Observed, resolve_budget
 from modelplane.rollout.reconcile import reconcile
 from modelplane.scheduler.state import statements
 
 from tests.scheduler.factories import (
+    IS_GPU,
     cluster,
     deployment,
+    engine,
     gpu_engines,
+    is_model,
+    member,
     observed,
     pool,
+    request,
 )
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -246,3 +251,43 @@ def test_a_deployment_without_surge_states_itself_not_movable(strategy: RolloutS
     done = reconcile(mover, ROOMY, fleet, observed=Observed(), now=NOW, demands=())
     assert done.schedule.statement is not None
     assert done.schedule.statement.movable is movable
+
+
+# Four nodes: two H100 (the only fit of a Hopper-only two-node gang), two A100. A one-GPU replica
+# on an H100 node leaves for an A100 one, and the gang takes both H100 nodes.
+FOUR_NODES = (cluster("a", pools=[pool("h100", nodes=2)]), cluster("b", pools=[pool("a100", nodes=2, model="A100")]))
+_HOPPER = [request(count=8, selectors=(IS_GPU, is_model("H100")))]
+HOPPER_GANG = deployment(
+    "gang",
+    engines=[
+        engine(
+            members=[
+                member(role=Role.LEADER, requests=_HOPPER),
+                member(role=Role.WORKER, worker_nodes=1, requests=_HOPPER),
+            ]
+        )
+    ],
+)
+
+
+def test_a_move_completes_and_the_blocked_gang_takes_the_room() -> None:
+    small = replace(SMALL, replicas=1)
+    everyone = [small, HOPPER_GANG]
+    fleet = [observed(small, cluster="a", index=0, pools="h100")]
+    rounds: list[tuple[list[str], list[str]]] = []
+    for _ in range(4):
+        fleet = [replace(r, ready=True) for r in fleet]
+        for d in everyone:
+            before = {r.name: r for r in fleet}
+            done = reconcile(
+                d, FOUR_NODES, fleet, observed=Observed(), now=NOW, demands=statements(everyone, FOUR_NODES)
+            )
+            mine = [replace(r, ready=before[r.name].ready if r.name in before else False) for r in done.replicas]
+            fleet = [r for r in fleet if r.deployment != d.name] + mine
+        rounds.append((where(fleet, small), where(fleet, HOPPER_GANG)))
+    assert rounds == [
+        (["a/0", "b/0 (starting)"], []),  # the successor takes an A100 node, not the free H100 one
+        (["b/0"], ["a/0 (starting)"]),  # once it is Ready the old replica goes, and the gang takes both H100 nodes
+        (["b/0"], ["a/0"]),
+        (["b/0"], ["a/0"]),  # settled
+    ]

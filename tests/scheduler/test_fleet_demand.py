@@ -6,13 +6,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import pytest
-from modelplane.model import Cluster, Deployment, ModelReplica, Role
+from modelplane.model import Cluster, Deployment, DeviceGroup, ModelReplica, PoolCharge, Role
 from modelplane.scheduler import schedule
 from modelplane.scheduler.result import Move
 from modelplane.scheduler.state import statements
 from modelplane.stated import StatedDemand
 
 from tests.scheduler.factories import (
+    IS_GPU,
     IS_NIC,
     Outline,
     cluster,
@@ -20,6 +21,7 @@ from tests.scheduler.factories import (
     engine,
     gpu,
     gpu_engines,
+    is_model,
     member,
     nic,
     observed,
@@ -182,9 +184,11 @@ def test_every_deployment_agrees_on_the_move() -> None:
     """The blocked deployment sees the same move, as the one it waits for, whatever the input order."""
     small = schedule(SMALL, FLEET, [HELD], demands=stated([SMALL, BIG], FLEET))
     big = schedule(BIG, list(reversed(FLEET)), [HELD], demands=stated([BIG, SMALL], list(reversed(FLEET))))
+    # The room: BIG's one 8-GPU pod, on the node SMALL's one-GPU pod holds now.
+    room = (("h100", PoolCharge(nodes=0, groups=(DeviceGroup(pods=1, devices=8),))),)
     assert (small.moves, big.moves) == (
-        (Move(replica=HELD, demand="team-a/big", cluster="a", pools=("h100",)),),
-        (Move(replica=HELD, demand="team-a/big", cluster="a", pools=("h100",)),),
+        (Move(replica=HELD, demand="team-a/big", cluster="a", pools=("h100",), room=room),),
+        (Move(replica=HELD, demand="team-a/big", cluster="a", pools=("h100",), room=room),),
     )
     assert outline(big) == Outline(
         message="Scheduled 0 of 1 replicas; 0/2 clusters are available for the rest: "
@@ -260,3 +264,80 @@ def test_a_gang_blocked_by_two_holders_gets_both_moved() -> None:
 def stated(deployments: Sequence[Deployment] | None, fleet: Sequence[Cluster]) -> tuple[StatedDemand, ...] | None:
     """What each deployment's own reconcile states; None: the fleet's demand was not read."""
     return None if deployments is None else statements(deployments, fleet)
+
+
+# Four nodes: two H100 (the only fit of a Hopper-only two-node gang), two A100 where a one-GPU model
+# also fits. The one-GPU replica on an H100 node must move, and its successor must not take the
+# other H100 node: that node is half of the room being freed.
+FOUR_NODES = (
+    cluster("a", pools=[pool("h100", nodes=2)]),
+    cluster("b", pools=[pool("a100", nodes=2, model="A100")]),
+)
+_HOPPER = [request(count=8, selectors=(IS_GPU, is_model("H100")))]
+HOPPER_GANG = deployment(
+    "gang",
+    engines=[
+        engine(
+            members=[
+                member(role=Role.LEADER, requests=_HOPPER),
+                member(role=Role.WORKER, worker_nodes=1, requests=_HOPPER),
+            ]
+        )
+    ],
+)
+ON_H100 = observed(SMALL, cluster="a", index=0, pools="h100")
+A100_HOLDER = deployment("holder", namespace="team-c", replicas=2, engines=gpu_engines(8, model="A100"))
+
+
+@dataclass(frozen=True)
+class FreedCase:
+    name: str
+    fleet: Sequence[ModelReplica]
+    deployments: Sequence[Deployment]
+    want: dict[str, Outline]  # per deployment name
+    want_moves: tuple[str, ...]  # as the gang sees them
+
+
+FREED_CASES = [
+    FreedCase(
+        "the successor lands beside the room being freed, not in it",
+        [ON_H100],
+        [SMALL, HOPPER_GANG],
+        {
+            "small": Outline(
+                replicas=("b/0 main@a100",),
+                created=("b/0",),
+                removed=("a/0: making room for another deployment",),
+                message="Scheduled 1 of 1 replicas.",
+            ),
+            "gang": Outline(
+                message="Scheduled 0 of 1 replicas; 0/2 clusters are available for the rest: "
+                "1 had no pool matching an engine's devices, 1 had no pool with enough free nodes."
+            ),
+        },
+        ("team-b/small#0 moves off a/h100 to make room for team-a/gang",),
+    ),
+    FreedCase(
+        "room only inside the room being freed: nothing moves",
+        [ON_H100, *(observed(A100_HOLDER, cluster="b", index=i, pools="a100") for i in range(2))],
+        [SMALL, HOPPER_GANG, A100_HOLDER],
+        {
+            "small": Outline(replicas=("a/0 main@h100",), message="Scheduled 1 of 1 replicas."),
+            "gang": Outline(
+                message="Scheduled 0 of 1 replicas; 0/2 clusters are available for the rest: "
+                "1 had no pool matching an engine's devices, 1 had no pool with enough free nodes."
+            ),
+        },
+        (),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", FREED_CASES, ids=lambda c: c.name)
+def test_a_successor_never_takes_back_the_room_its_move_frees(case: FreedCase) -> None:
+    demands = stated(case.deployments, FOUR_NODES)
+    got = {d.name: schedule(d, FOUR_NODES, case.fleet, demands=demands) for d in (SMALL, HOPPER_GANG)}
+    assert (
+        {name: outline(r) for name, r in got.items()},
+        tuple(m.text() for m in got["gang"].moves),
+    ) == (case.want, case.want_moves)

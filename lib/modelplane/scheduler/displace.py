@@ -7,12 +7,18 @@ from the same observed fleet, so concurrent reconciles agree on who moves and on
 - Demand is what each deployment stated (modelplane.stated): another tenant's spec is never
   evaluated. It is blocked when a deployment has fewer replicas than it asks for, could place one
   somewhere on an empty fleet, and none more fits anywhere, everyone's observed replicas charged as
-  they are. Blocked deployments are served in (namespace, name) order.
+  they are. Blocked deployments are served in the fleet's rank (policy.py: a team within its
+  quota guarantee, then priority, then GPUs per replica, then the name).
 - A candidate is another deployment's Ready replica holding a pool the blocked deployment's
-  engines match, on a cluster that would take it but for capacity; smallest holding first.
+  engines match, on a cluster that would take it but for capacity: lowest priority first, then
+  the smallest holding, then the newest. Where the fleet's quotas let the blocked demand evict a
+  replica (reclaim, preemption: policy.py), it is a candidate Ready or not, and when it cannot
+  move it leaves without a successor.
 - It moves when, with it gone, one more replica of the blocked deployment fits, and its own
   deployment can place a successor elsewhere first (make-before-break: the successor is charged
-  while the replica still holds its nodes) without taking that room back. A deployment above its
+  while the replica still holds its nodes). The room is claimed for the blocked replica before any
+  successor is placed, so a successor can never land on the very room its move frees (the owner's
+  schedule() charges the same room, Move.room, before placing it). A deployment above its
   replica count already has the successor. Where one is not enough (a two-node gang whose pool
   two replicas hold), the candidates on one cluster leave together, each with its successor.
 - Each move is applied to the trial fleet (the successor and the blocked replica placed, the
@@ -33,7 +39,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from modelplane.model import Cluster, ModelReplica
+from modelplane.model import Cluster, ModelReplica, PoolCharge
 from modelplane.scheduler.bind import Placement
 from modelplane.scheduler.demand import Demand
 from modelplane.scheduler.engines import cost_by_pool
@@ -236,10 +242,10 @@ class _Fleet:
     ) -> tuple[list[Move], int]:
         """The moves that let one more replica of `demand` fit, applied to the trial fleet; and the tries spent.
 
-        Clusters are tried in the order of their first candidate; on each, candidates leave one at a
-        time (each after its successor is placed, when it needs one) until `demand` fits there: a
-        two-node gang may need two holders to move. A cluster where it would not fit even with every
-        candidate gone is skipped; one where it still does not fit is left as it was.
+        Clusters are tried in the order of their first candidate; on each, the fewest candidates
+        (smallest first) whose leaving lets `demand` fit there leave: a two-node gang may need two
+        holders to move. A cluster where it would not fit even with every candidate gone is skipped;
+        one where a successor finds no room beside the room being freed is left as it was.
         """
         trial = self.trial(demand)
         by_cluster: dict[str, list[ModelReplica]] = {}
@@ -252,21 +258,15 @@ class _Fleet:
             cluster = self.by_cluster[name]
             if not self._fits_without(trial, cluster, group):
                 continue
-            steps: list[_Step] = []
-            for r in group:
-                if used >= budget:
-                    break
-                used += 1
-                step = self._vacate(r, demand)
-                if step is None:
-                    continue
-                steps.append(step)
-                if trial.runner(self.ledger).status(cluster).fits:
-                    if trial.place(self.ledger, self.clusters, {}).placements:
-                        return [self._commit(step, demand) for step in steps], used
-                    break  # the successors took the room back
-            for step in reversed(steps):
-                self._restore(step)
+            leaving = next(
+                (group[:n] for n in range(1, len(group) + 1) if self._fits_without(trial, cluster, group[:n])), group
+            )
+            if len(leaving) > budget - used:
+                break
+            used += len(leaving)
+            made = self._move(trial, cluster, leaving)
+            if made is not None:
+                return made, used
         return [], used
 
     def _fits_without(self, trial: Demand, cluster: Cluster, replicas: Sequence[ModelReplica]) -> bool:
@@ -278,19 +278,56 @@ class _Fleet:
             self.ledger.charge(r.cluster, r.charges_by_pool())
         return fits
 
+    def _move(self, trial: Demand, cluster: Cluster, leaving: Sequence[ModelReplica]) -> list[Move] | None:
+        """`leaving` make room for one replica of `trial` on `cluster`: applied, or None (nothing changed).
+
+        The room is claimed first, so the successors, placed while their predecessors still hold
+        their nodes (make-before-break), cannot take back the very room the move frees.
+        """
+        for r in leaving:
+            self.ledger.charge(r.cluster, r.charges_by_pool(), sign=-1)
+        placed = trial.place(self.ledger, [cluster], {}).placements
+        if not placed:  # the runner said it fits: the same bind cannot disagree, but nothing is lost if it does
+            for r in leaving:
+                self.ledger.charge(r.cluster, r.charges_by_pool())
+            return None
+        room = cost_by_pool(placed[0].options)
+        extra = beyond_held(room, leaving)
+        # While the successors are placed: the leaving replicas hold their nodes, the room the rest of them.
+        self.ledger.charge(cluster.name, room, sign=-1)
+        for r in leaving:
+            self.ledger.charge(r.cluster, r.charges_by_pool())
+        self.ledger.charge(cluster.name, extra)
+        steps: list[_Step] = []
+        for r in leaving:
+            step = self._vacate(r, trial.stated)
+            if step is None:
+                for done in reversed(steps):
+                    self._restore(done)
+                self.ledger.charge(cluster.name, extra, sign=-1)
+                return None
+            steps.append(step)
+        # Then they leave and the blocked replica takes the room.
+        self.ledger.charge(cluster.name, extra, sign=-1)
+        for r in leaving:
+            self.ledger.charge(r.cluster, r.charges_by_pool(), sign=-1)
+        self.ledger.charge(cluster.name, room)
+        held = tuple(sorted(extra.items()))
+        return [self._commit(step, trial.stated, held) for step in steps]
+
     def _vacate(self, replica: ModelReplica, demand: StatedDemand) -> _Step | None:
-        """Place `replica`'s successor (when its deployment would otherwise run short), then free its nodes.
+        """Place `replica`'s successor if its deployment would run short; the replica still holds its nodes.
 
         Where no successor can be placed (or its deployment may not move), `demand` may still evict it
-        (policy.py); the eviction then counts against the blocked deployment's allowance.
+        (policy.py): it then leaves without one, and its team's use drops by what it holds.
         """
         owner = self.by_key[_owner(replica)]
         staying = [r for r in self.live if _owner(r) == _owner(replica) and r.name not in self.moving]
         successor: Placement | None = None
         evicted = ""
+        movable = owner.movable and replica.ready  # a replica that is not Ready is never moved
         if len(staying) + self.successors[_owner(replica)] <= owner.replicas:
             spread = Counter(r.cluster for r in staying if r.name != replica.name)
-            movable = owner.movable and replica.ready  # a replica that is not Ready is never moved
             placed = self.trial(owner).place(self.ledger, self.clusters, spread).placements if movable else ()
             if placed:
                 successor = placed[0]
@@ -299,21 +336,19 @@ class _Fleet:
                 evicted = self._eviction(demand, replica) or ""
                 if not evicted:
                     return None
-        elif not (owner.movable and replica.ready):
+        elif not movable:
             evicted = self._eviction(demand, replica) or ""
             if not evicted:
                 return None
         if evicted:
-            self.policy.release(
-                replica.namespace, self.by_cluster[replica.cluster], replica.charges_by_pool(), self.use
-            )
-        self.ledger.charge(replica.cluster, replica.charges_by_pool(), sign=-1)
+            cluster = self.by_cluster[replica.cluster]
+            self.policy.release(replica.namespace, cluster, replica.charges_by_pool(), self.use)
         self.moving.add(replica.name)
         return _Step(replica=replica, successor=successor, evicted=evicted)
 
     def _restore(self, step: _Step) -> None:
+        """Undo a vacate: the replica stays, its successor goes (the replica's nodes were never given back)."""
         replica = step.replica
-        self.ledger.charge(replica.cluster, replica.charges_by_pool())
         self.moving.discard(replica.name)
         if step.successor is not None:
             self.ledger.charge(step.successor.cluster.name, cost_by_pool(step.successor.options), sign=-1)
@@ -323,10 +358,26 @@ class _Fleet:
             self.policy.release(replica.namespace, cluster, replica.charges_by_pool(), self.use, sign=1)
 
     @staticmethod
-    def _commit(step: _Step, demand: StatedDemand) -> Move:
+    def _commit(step: _Step, demand: StatedDemand, room: tuple[tuple[str, PoolCharge], ...]) -> Move:
         replica = step.replica
         pools = tuple(sorted(p for p, n in replica.node_cost_by_pool().items() if n))
-        return Move(replica=replica, demand=demand.subject, cluster=replica.cluster, pools=pools, evicted=step.evicted)
+        return Move(
+            replica=replica,
+            demand=demand.subject,
+            cluster=replica.cluster,
+            pools=pools,
+            room=room,
+            evicted=step.evicted,
+        )
+
+
+def beyond_held(room: Mapping[str, PoolCharge], leaving: Sequence[ModelReplica]) -> dict[str, PoolCharge]:
+    """What `room` takes beyond the nodes `leaving` hold now: the free room a move keeps from others."""
+    held: dict[str, PoolCharge] = {}
+    for r in leaving:
+        for pool, charge in r.charges_by_pool().items():
+            held[pool] = held[pool] + charge if pool in held else charge
+    return {pool: charge.beyond(held.get(pool)) for pool, charge in room.items()}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

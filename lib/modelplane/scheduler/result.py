@@ -16,7 +16,7 @@ from enum import StrEnum
 from types import MappingProxyType
 
 from modelplane import names
-from modelplane.model import ModelReplica
+from modelplane.model import ModelReplica, PoolCharge
 from modelplane.quota import QuotaStanding
 from modelplane.stated import StatedDemand
 
@@ -155,6 +155,9 @@ class Move:
     demand: str  # namespace/name of the deployment it makes room for
     cluster: str  # where the room is made
     pools: tuple[str, ...]  # the pools it leaves
+    # per pool of `cluster`, what the room takes beyond the nodes the moving replicas hold: successors
+    # (placed while those still hold theirs) must not take it back
+    room: tuple[tuple[str, PoolCharge], ...] = ()
     # "Reclaimed" or "Preempted" (scheduler/policy.py): it leaves without a successor; "": it moves
     evicted: str = ""
 

@@ -31,7 +31,7 @@ from modelplane.scheduler.packing import Packing
 from modelplane.scheduler.policy import REASON_PREEMPTED, REASON_RECLAIMED, FleetPolicy
 from modelplane.scheduler.replicas import build_replica
 from modelplane.scheduler.reserve import hold_room
-from modelplane.scheduler.result import Diagnosis, RemovedReplica, ScheduleResult
+from modelplane.scheduler.result import Diagnosis, Move, RemovedReplica, ScheduleResult
 from modelplane.scheduler.retain import (
     REASON_CLUSTER_DELETED,
     REASON_DUPLICATE,
@@ -173,6 +173,7 @@ def schedule(
             new_cost = cost_by_pool(k.options)
             old_cost = k.observed.charges_by_pool()
             ledger.charge(k.cluster.name, {p: c.beyond(new_cost.get(p)) for p, c in old_cost.items()})
+    _hold_freed_room(ledger, [m for m in moves if m.replica.name in making_room])
     retained = [_retained(deployment, k) for k in kept]
     shortfall = max(deployment.replicas - len(retained), 0)
     kept_by_name = {k.observed.name: k for k in kept if not k.held}
@@ -329,6 +330,18 @@ def _arbitrate(
         if (k.observed.namespace, k.observed.name) in lost
     ]
     return staying, yielded
+
+
+def _hold_freed_room(ledger: Ledger, moves: Sequence[Move]) -> None:
+    """Charge the room the replicas making room free, beyond their own nodes, to the demand it is freed for.
+
+    Their successors are placed while they still hold their nodes (make-before-break); without
+    this they would land on the very room being freed, and the move would never complete. Moves of
+    one blocked replica share one room, charged once.
+    """
+    rooms = {(m.cluster, m.demand): m.room for m in moves}
+    for (cluster, _), room in sorted(rooms.items()):
+        ledger.charge(cluster, dict(room))
 
 
 def _overcommitted(kept: Sequence[Kept], ledger: Ledger) -> set[str]:
