@@ -28,6 +28,7 @@ from tests.scheduler.factories import (
     outline,
     pool,
     request,
+    selector,
 )
 
 # One H100 node and one A100 node: the 8-GPU Hopper-only model fits only the first; the 1-GPU model either.
@@ -43,6 +44,15 @@ BAD = replace(
 )
 
 
+# Two H100 nodes of one kind, and larger demand confined to the first cluster by its clusterSelector:
+# scarcity (per pool kind) cannot tell the two apart, held room (per cluster) can.
+PINNED_FLEET = (
+    cluster("a", pools=[pool("h100", nodes=1)], labels={"zone": "one"}),
+    cluster("c", pools=[pool("h100", nodes=1)], labels={"zone": "two"}),
+)
+BIG_IN_ONE = replace(BIG, cluster_selector=selector(labels={"zone": "one"}))
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
@@ -51,15 +61,23 @@ class Case:
     fleet: Sequence[ModelReplica] = ()
     want: Outline = field(default_factory=Outline)
     reserved: tuple[tuple[str, int], ...] = ()
+    clusters: Sequence[Cluster] = FLEET
 
 
 RESERVE_CASES = [
     Case(
-        "a small deployment leaves the only H100 node to the larger Hopper-only one",
+        "a small deployment leaves the only H100 node to the larger Hopper-only one: scarcity alone keeps it off",
         SMALL,
         [BIG],
         want=Outline(replicas=("b/0 main@a100",), created=("b/0",), message="Scheduled 1 of 1 replicas."),
+    ),
+    Case(
+        "a small deployment leaves the only H100 node of the larger one's cluster to it: room is held there",
+        SMALL,
+        [BIG_IN_ONE],
+        want=Outline(replicas=("c/0 main@h100",), created=("c/0",), message="Scheduled 1 of 1 replicas."),
         reserved=(("team-a/big", 1),),
+        clusters=PINNED_FLEET,
     ),
     Case(
         "read alone (no deployments read), it takes the first cluster by name",
@@ -77,9 +95,10 @@ RESERVE_CASES = [
     Case(
         "room held for two H100 replicas, where only one fits: the other holds nothing",
         SMALL,
-        [TWO_BIG],
-        want=Outline(replicas=("b/0 main@a100",), created=("b/0",), message="Scheduled 1 of 1 replicas."),
+        [replace(BIG_IN_ONE, replicas=2)],
+        want=Outline(replicas=("c/0 main@h100",), created=("c/0",), message="Scheduled 1 of 1 replicas."),
         reserved=(("team-a/big", 1),),
+        clusters=PINNED_FLEET,
     ),
     Case(
         "a larger deployment never waits for a smaller one",
@@ -99,7 +118,7 @@ RESERVE_CASES = [
 @pytest.mark.parametrize("case", RESERVE_CASES, ids=lambda c: c.name)
 def test_room_is_held_for_larger_demand(case: Case) -> None:
     deployments = [case.deployment, *case.others] if case.others else None
-    result = schedule(case.deployment, FLEET, case.fleet, demands=stated(deployments, FLEET))
+    result = schedule(case.deployment, case.clusters, case.fleet, demands=stated(deployments, case.clusters))
     reserved = tuple((r.deployment, r.replicas) for r in result.diagnosis.reserved)
     assert (outline(result), reserved) == (case.want, case.reserved)
 

@@ -25,6 +25,7 @@ from modelplane.scheduler.ledger import Ledger
 from modelplane.scheduler.limit import REASON_QUOTA_EXCEEDED, QuotaGate
 from modelplane.scheduler.packing import Packing, Penalty
 from modelplane.scheduler.result import FIT, MODEL_CACHE, NODE_CAPACITY, Code, Status
+from modelplane.scheduler.scarcity import Scarcity
 from modelplane.scheduler.selectors import (
     admits_namespace,
     format_taint,
@@ -66,10 +67,12 @@ class Context:
         unreadable_replicas: Mapping[str, str] | None = None,
         packing: Packing | None = None,
         quota: QuotaGate | None = None,
+        scarcity: Scarcity | None = None,
     ) -> None:
         self.deployment = deployment
         self.packing = packing
         self.quota = quota  # the fleet quota's limit on new replicas (limit.py); None: no limit
+        self.scarcity = scarcity
         self.engines = engines
         self.ledger = ledger
         # cluster -> a ModelReplica on it that cannot be read: its free nodes are not known
@@ -110,7 +113,7 @@ class Context:
         packing = self.packing
         assert packing is not None  # only called with a packing
         pools = self.ledger.view(cluster.name)
-        return lambda engine, option: packing.on(engine, option, pools).total
+        return lambda engine, option: packing.on(engine, option, pools).total + self._scarce(cluster, option)
 
     def penalty(self, cluster: Cluster, options: tuple[EngineOption, ...]) -> Penalty:
         """The packing penalty of a replica taking `options` (engine i on options[i]); zero without packing."""
@@ -119,7 +122,14 @@ class Context:
             pools = self.ledger.view(cluster.name)
             for engine, option in enumerate(options):
                 total += self.packing.on(engine, option, pools)
+                total += Penalty(scarce=self._scarce(cluster, option))
         return total
+
+    def _scarce(self, cluster: Cluster, option: EngineOption) -> int:
+        """What the option's devices (claimed and idled) cost other demand of the pool's kind."""
+        if self.scarcity is None:
+            return 0
+        return self.scarcity.cost(cluster.name, option.pool, option.claimed + option.idle)
 
     def free_matching_nodes(self, cluster: Cluster) -> int:
         """Free nodes over the pools that can host some engine of the deployment."""

@@ -41,14 +41,18 @@ class Penalty:
     idle: int = 0
     premium: int = 0
     mixing: int = 0
+    scarce: int = 0  # what other demand loses (scarcity.py)
 
     @property
     def total(self) -> int:
-        return self.idle + self.premium + self.mixing
+        return self.idle + self.premium + self.mixing + self.scarce
 
     def __add__(self, other: Penalty) -> Penalty:
         return Penalty(
-            idle=self.idle + other.idle, premium=self.premium + other.premium, mixing=self.mixing + other.mixing
+            idle=self.idle + other.idle,
+            premium=self.premium + other.premium,
+            mixing=self.mixing + other.mixing,
+            scarce=self.scarce + other.scarce,
         )
 
 

@@ -48,6 +48,7 @@ from modelplane.scheduler.retain import (
 from modelplane.scheduler.retain import REASON_PREEMPTED as RETAIN_PREEMPTED
 from modelplane.scheduler.retain import REASON_RECLAIMED as RETAIN_RECLAIMED
 from modelplane.scheduler.scale_down import scale_down
+from modelplane.scheduler.scarcity import Scarcity
 from modelplane.scheduler.selectors import admits_namespace
 from modelplane.scheduler.state import state_demand
 from modelplane.scheduler.unplaceable import check_placeable
@@ -208,6 +209,8 @@ def schedule(
         policy.release(deployment.namespace, k.cluster, _charges(k), team_use, sign=1)
     limited = policy.active and policy.quota_of(deployment.namespace) is not None
 
+    scarcity = Scarcity(fleet, fleet_demand, me=me_key) if fleet_demand and count > 0 else None
+
     def place(on: Ledger) -> BindOutcome:
         gate = QuotaGate(policy, deployment.namespace, Counter(team_use)) if limited else None
         ctx = Context(
@@ -217,6 +220,7 @@ def schedule(
             unreadable_replicas=unreadable.replicas_on,
             packing=Packing(engines),
             quota=gate,
+            scarcity=scarcity,
         )
         return bind(
             ctx,

@@ -7,8 +7,9 @@ more than that. A deployment with `spread: Strict` spreads first, as a rule: few
 then the penalty. Ties go to the cluster whose chosen pools keep the fewest free nodes after the
 placement (best fit, which keeps roomy pools whole for gangs), then to the name.
 
-The scores explain the choice: `spread` is 100 minus the extra replicas, `idle`, `premium` and
-(on shared pools) `mixing` are the penalty's parts in devices (lower is better), `free` the free nodes left in the
+The scores explain the choice: `spread` is 100 minus the extra replicas, `idle`, `premium`,
+(on shared pools) `mixing` and (where other deployments' stated demand presses on the pools,
+scarcity.py) `scarce` are the penalty's parts in devices (lower is better), `free` the free nodes left in the
 chosen pools; `total` is 10,000 minus the weighed cost (the order itself is the raw key, so the
 bounded total never reorders it). Because the winner is always the minimum of the raw key, bind
 keeps the standings in a heap by that key and renders the full ranking once, for the diagnosis.
@@ -31,6 +32,7 @@ SCORE_IDLE = "idle"
 SCORE_PREMIUM = "premium"
 SCORE_FREE = "free"
 SCORE_MIXING = "mixing"
+SCORE_SCARCE = "scarce"
 MAX_SCORE = 100
 SPREAD = 8  # devices one more replica on an already used cluster is worth avoiding
 _STRICT = 1000  # a Strict deployment's weight per extra replica in the displayed total
@@ -91,6 +93,8 @@ def rank(standings: Sequence[Standing]) -> tuple[ClusterScore, ...]:
                         SCORE_FREE: max(s.free, 0),
                         # only where shared pools make it count
                         **({SCORE_MIXING: s.penalty.mixing} if s.penalty.mixing else {}),
+                        # only where other deployments' stated demand presses on the pools
+                        **({SCORE_SCARCE: s.penalty.scarce} if s.penalty.scarce else {}),
                     }
                 ),
             )
