@@ -11,7 +11,9 @@ one before it was placed, so no reconcile can know what comes next. optimum.py c
 (whole nodes) and under device-granular capacity (the hardware's limit). Printed per fleet and in
 summary: placed/optimum (mean over orders and worst order), placed/limit, GPU utilisation of the
 plan, the optimum and the limit, and GPUs stranded on held nodes (idle GPUs of nodes a replica
-holds). The tuning seeds and the reported seeds are disjoint: `--tuning` runs the former.
+holds), and the moves made: Ready replicas that left to make room for another deployment, per
+arrival, and the most one deployment made. The tuning seeds and the reported seeds are disjoint:
+`--tuning` runs the former.
 
 Usage: python -m tests.benchmarks.quality [--fleets N] [--orders K] [--tuning] [--time-limit S]
 """
@@ -23,6 +25,7 @@ import random
 import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -48,6 +51,8 @@ class Plan:
     stranded: int  # idle GPUs on nodes the placed replicas hold
     replicas: int
     wanted: int
+    moves: int = 0  # Ready replicas that left to make room for another deployment
+    most_moves: int = 0  # the most of those one deployment made
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -99,8 +104,11 @@ def _reconcile_all(
     matcher: DeviceMatcher,
     known: Sequence[Deployment],
     check: Check | None = None,
+    moved: Counter[int] | None = None,
 ) -> bool:
-    """One reconcile of each deployment in `order`; whether anything changed. New replicas start not Ready."""
+    """One reconcile of each deployment in `order`; whether anything changed. New replicas start not Ready.
+
+    `moved` counts, per deployment, the Ready replicas that left making room for another."""
     changed = False
     # What each visible deployment's own reconcile states: it depends on its spec and the fleet alone.
     demands = statements(known, clusters, matcher=matcher)
@@ -119,6 +127,10 @@ def _reconcile_all(
         before = {r.name: r for r in own}
         after = [replace(r, ready=before[r.name].ready if r.name in before else False) for r in done.replicas]
         changed |= [r.name for r in after] != [r.name for r in own]
+        if moved is not None:
+            making_room = {m.replica.name for m in done.schedule.moves}
+            gone = {r.name for r in own} - {r.name for r in after}
+            moved[i] += sum(1 for r in own if r.ready and r.name in gone and r.name in making_room)
         fleet[i] = after
         if check is not None:
             check(deployments[i], own, after, [r for rs in fleet.values() for r in rs])
@@ -141,25 +153,30 @@ def run_plan(
     matcher = DeviceMatcher()
     deployments = [d.deployment for d in scenario.demand]
     fleet: dict[int, list[ModelReplica]] = {}
+    moved: Counter[int] = Counter()
     for n, i in enumerate(order):
         arrived = deployments if foresee else [deployments[j] for j in order[: n + 1]]
-        _reconcile_all(deployments, scenario.clusters, fleet, [i], matcher=matcher, known=arrived, check=check)
+        _reconcile_all(
+            deployments, scenario.clusters, fleet, [i], matcher=matcher, known=arrived, check=check, moved=moved
+        )
     for _ in range(MAX_ROUNDS if settle else 0):
         fleet = {i: [replace(r, ready=True) for r in rs] for i, rs in fleet.items()}
         if not _reconcile_all(
-            deployments, scenario.clusters, fleet, order, matcher=matcher, known=deployments, check=check
+            deployments, scenario.clusters, fleet, order, matcher=matcher, known=deployments, check=check, moved=moved
         ):
             break
     placed = [r for rs in fleet.values() for r in rs]
-    return _plan(scenario, placed)
+    return _plan(scenario, placed, moved)
 
 
-def _plan(scenario: Scenario, fleet: Sequence[ModelReplica]) -> Plan:
+def _plan(scenario: Scenario, fleet: Sequence[ModelReplica], moved: Counter[int]) -> Plan:
     return Plan(
         gpus=sum(replica_gpus(r) for r in fleet),
         stranded=_stranded(scenario, fleet),
         replicas=len(fleet),
         wanted=sum(d.replicas for d in scenario.demand),
+        moves=sum(moved.values()),
+        most_moves=max(moved.values(), default=0),
     )
 
 
@@ -235,6 +252,11 @@ def summary(fleets: Sequence[Fleet]) -> dict[str, float]:
         "one_at_a_time": statistics.mean(_ratio(p.gpus, f.whole) for f in fleets for p in f.one_at_a_time),
         "one_at_a_time_worst": min(min(_ratio(p.gpus, f.whole) for p in f.one_at_a_time) for f in fleets),
         "largest_first": statistics.mean(_ratio(f.largest_first.gpus, f.whole) for f in fleets),
+        "moves_per_arrival": statistics.mean(p.moves / len(f.scenario.demand) for f in fleets for p in f.plans),
+        "moves_per_arrival_one": statistics.mean(
+            p.moves / len(f.scenario.demand) for f in fleets for p in f.one_at_a_time
+        ),
+        "most_moves": max(p.most_moves for f in fleets for p in (*f.plans, *f.one_at_a_time)),
     }
 
 
@@ -251,6 +273,8 @@ def print_summary(by_size: dict[str, list[Fleet]]) -> None:
         ("created one at a time / optimum",
          lambda r: f"mean {r['one_at_a_time']:.2f}, worst {r['one_at_a_time_worst']:.2f}"),
         ("largest replica first / optimum", lambda r: f"{r['largest_first']:.2f}"),
+        ("moves per arrival, visible / one", lambda r: f"{r['moves_per_arrival']:.2f} / {r['moves_per_arrival_one']:.2f}"),
+        ("most moves by one deployment", lambda r: f"{r['most_moves']:.0f}"),
     )  # fmt: skip
     for label, cell in lines:
         print(f"  {label:<34}" + "".join(f"{cell(r):>22}" for r in rows.values()))

@@ -10,7 +10,7 @@ import pytest
 from modelplane import api
 
 from tests.benchmarks.optimum import Optimum, solve
-from tests.benchmarks.quality import measure_fleet
+from tests.benchmarks.quality import measure_fleet, run_plan
 from tests.benchmarks.scenarios import GPUS, Gpu, Scenario, cluster_object, generate, make_demand
 
 H100, A100_80, A100_40, L4 = GPUS
@@ -63,3 +63,14 @@ def test_the_plan_never_beats_the_optimum(size: str, seed: int) -> None:
     placed = [p.gpus for p in fleet.plans]
     assert (fleet.whole.gap, fleet.limit.gap) == (0.0, 0.0)
     assert max(placed) <= fleet.whole.gpus <= fleet.limit.gpus
+
+
+def test_moves_are_counted_once_per_ready_replica_that_leaves() -> None:
+    """One H100 node and one A100 80GB node; one GPU arrives first and takes the H100 (nothing states the
+    Hopper-only TP8 yet); the TP8 arrives, and the one-GPU replica moves to the A100 to make room."""
+    scenario = _scenario(
+        Case(name="", pools=(("a", ((H100, 1, False),)), ("b", ((A100_80, 1, False),))),
+             demand=(("tp1", 1), ("hopper-tp8", 1)), whole=9, devices=9)
+    )  # fmt: skip
+    plans = (run_plan(scenario, [0, 1], foresee=False), run_plan(scenario, [0, 1], foresee=False, settle=False))
+    assert [(p.gpus, p.moves, p.most_moves) for p in plans] == [(9, 1, 1), (1, 0, 0)]
