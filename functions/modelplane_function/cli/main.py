@@ -428,6 +428,12 @@ def fleet(
 @_DEBUG
 @_ALLOW_PARTIAL
 @_ASSUME_READY
+@click.option(
+    "--arrive-in-order",
+    is_flag=True,
+    help="Create the deployments one at a time, in the order the files give them, each once the ones before "
+    "are placed and Ready (as teams create them over weeks), then settle with replicas Ready between rounds.",
+)
 def plan(
     *,
     paths: tuple[Path, ...],
@@ -438,6 +444,7 @@ def plan(
     debug: bool,
     allow_partial: bool,
     assume_ready: bool,
+    arrive_in_order: bool,
 ) -> None:
     """Plan a whole fleet: will these deployments fit, and where?
 
@@ -449,7 +456,14 @@ def plan(
     each rollout under way (replicas given on an older revision), round by round.
     """
     try:
-        result = plan_fleet(list(paths), apis=apis, max_rounds=max_rounds, debug=debug, assume_ready=assume_ready)
+        result = plan_fleet(
+            list(paths),
+            apis=apis,
+            max_rounds=max_rounds,
+            debug=debug,
+            assume_ready=assume_ready,
+            arrive_in_order=arrive_in_order,
+        )
     except RenderFailure as e:
         raise click.ClickException(str(e)) from e
     if output == "yaml":

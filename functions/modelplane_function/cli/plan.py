@@ -38,7 +38,7 @@ from modelplane_function.cli.render.driver import configure_logging, render_with
 from modelplane_function.cli.render.errors import RenderFailure
 from modelplane_function.cli.render.explain import blocked_by, clusters_of, fleet_view, rollout_preview
 from modelplane_function.cli.render.quotas import published
-from modelplane_function.cli.render.ready import assumed_doc, unready_note
+from modelplane_function.cli.render.ready import ASSUMED, assumed_doc, unready_note
 from modelplane_function.cli.render.unused import Usage
 from modelplane_function.cli.render.unused import notes as unused_notes
 from modelplane_function.cli.render.verdict import Finding, failures
@@ -62,6 +62,7 @@ def _owner(replica: Mapping[str, Any]) -> _Key:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Inputs:
     deployments: tuple[dict[str, Any], ...]  # in reconcile order
+    arrival: tuple[_Key, ...] = ()  # the deployments in the order the files give them
     fleet: tuple[Doc, ...]  # everything required that is not a deployment or a replica
     replicas: tuple[Doc, ...]  # existing ModelReplicas
     files: tuple[tuple[Path, Doc], ...] = ()  # each fleet document with its file, for what is left out
@@ -89,6 +90,7 @@ def read(paths: Iterable[Path]) -> Inputs:
         raise RenderFailure(msg)
     return Inputs(
         deployments=tuple(by_key[k] for k in sorted(by_key)),
+        arrival=tuple(by_key),
         fleet=tuple(
             d for d in docs if not is_ours(d.head, names.KIND_DEPLOYMENT) and not is_ours(d.head, names.KIND_REPLICA)
         ),
@@ -147,33 +149,52 @@ def _untimed(status: Mapping[str, Any]) -> dict[str, Any]:
 
 
 async def _rounds(
-    inputs: Inputs, compositions: Sequence[Mapping[str, Any]], max_rounds: int, usage: Usage | None = None
+    inputs: Inputs,
+    compositions: Sequence[Mapping[str, Any]],
+    max_rounds: int,
+    usage: Usage | None = None,
+    *,
+    arrive_in_order: bool = False,
 ) -> _State:
     state = _State.start(inputs)
     # Every deployment reads the others' stated demand, as in a control plane where they all exist
     # (each has composed its ModelDemand).
-    demands = [
-        statement for statement, _ in stated([(Doc.from_dict(xr), xr) for xr in inputs.deployments], inputs.fleet)
-    ]
+    statements = stated([(Doc.from_dict(xr), xr) for xr in inputs.deployments], inputs.fleet)
+    demands = [statement for statement, _ in statements]
+    stated_by = [_key(source.head) for _, source in statements]
+    by_key = {_key(xr): xr for xr in inputs.deployments}
     async with serving() as call:
+
+        async def reconcile(xr: dict[str, Any], demands: Sequence[Doc]) -> bool:
+            key = _key(xr)
+            observed_xr = {**xr, "status": _untimed(state.status[key])} if state.status.get(key) else xr
+            requests: list[bytes] = []
+            docs = await render_with(
+                call,
+                observed_xr,
+                required=[*inputs.fleet, *demands, *state.charged(), *state.required()],
+                observed=state.own[key],
+                compositions=compositions,
+                recurse=True,
+                requests=requests,
+                usage=usage,
+            )
+            return state.record(key, docs, requests[-1] if requests else b"")
+
+        if arrive_in_order:
+            # Each deployment is created once the ones before it are placed and Ready: only theirs
+            # and its own statements exist when it reconciles.
+            for n, key in enumerate(inputs.arrival):
+                state.all_ready()
+                arrived = set(inputs.arrival[: n + 1])
+                await reconcile(by_key[key], [d for d, k in zip(demands, stated_by, strict=True) if k in arrived])
         for _ in range(max_rounds):
             state.rounds += 1
+            if arrive_in_order:
+                state.all_ready()  # what a round created is Ready by the next, so moves complete
             changed = False
             for xr in inputs.deployments:
-                key = _key(xr)
-                observed_xr = {**xr, "status": _untimed(state.status[key])} if state.status.get(key) else xr
-                requests: list[bytes] = []
-                docs = await render_with(
-                    call,
-                    observed_xr,
-                    required=[*inputs.fleet, *demands, *state.charged(), *state.required()],
-                    observed=state.own[key],
-                    compositions=compositions,
-                    recurse=True,
-                    requests=requests,
-                    usage=usage,
-                )
-                changed |= state.record(key, docs, requests[-1] if requests else b"")
+                changed |= await reconcile(xr, demands)
             if not changed:
                 state.converged = True
                 break
@@ -228,11 +249,20 @@ class _State:
     def required(self) -> list[Doc]:
         return [doc for docs in self._docs.values() for doc in docs]
 
+    def all_ready(self) -> None:
+        """Every replica the plan's deployments composed, Ready (as a running fleet's would be by now)."""
+        for key, replicas in self.own.items():
+            ready = [_ready(r) for r in replicas]
+            if ready != replicas:
+                self.own[key] = ready
+                self._docs[key] = [Doc.from_dict(r) for r in ready]
+
     def record(self, key: _Key, docs: list[dict[str, Any]], request: bytes) -> bool:
-        """Keep a deployment's render; whether its replicas or status changed."""
+        """Keep a deployment's render; whether its replicas (their status aside) or its status changed."""
         replicas = [d for d in docs[1:] if is_ours(d, names.KIND_REPLICA) and _owner(d) == key]
         status = docs[0].get("status")
-        changed = replicas != self.own[key] or status != self.status.get(key)
+        changed = [_sans_status(r) for r in replicas] != [_sans_status(r) for r in self.own[key]]
+        changed |= status != self.status.get(key)
         if replicas != self.own[key]:
             self._docs[key] = [Doc.from_dict(r) for r in replicas]
         self.own[key] = replicas
@@ -245,6 +275,22 @@ class _State:
             said = message[message.find(f"{reason} ") :]  # the condition's own words on the eviction
             self.evictions.append(f"round {self.rounds}: {key[0]}/{key[1]}: {said}")
         return changed
+
+
+_ARRIVED_READY = {**ASSUMED, "message": "treated as Ready offline (--arrive-in-order)"}
+
+
+def _ready(replica: Mapping[str, Any]) -> dict[str, Any]:
+    """`replica` with its Ready condition True: a render leaves its own composed replicas not Ready."""
+    status = dict(replica.get("status") or {})
+    conditions = [
+        c for c in status.get("conditions") or [] if not (isinstance(c, Mapping) and c.get("type") == "Ready")
+    ]
+    return {**replica, "status": {**status, "conditions": [*conditions, _ARRIVED_READY]}}
+
+
+def _sans_status(obj: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in obj.items() if k != "status"}
 
 
 def _condition(status: Mapping[str, Any] | None) -> tuple[str, str]:
@@ -323,10 +369,14 @@ def plan(
     max_rounds: int = MAX_ROUNDS,
     debug: bool = False,
     assume_ready: bool = False,
+    arrive_in_order: bool = False,
 ) -> Plan:
     """Reconcile every ModelDeployment found in `paths` until the fleet settles. Raises RenderFailure.
 
-    `assume_ready` gives every input ModelReplica without a Ready condition a True one (ready.py)."""
+    `assume_ready` gives every input ModelReplica without a Ready condition a True one (ready.py).
+    `arrive_in_order` creates the deployments one at a time in the order the files give them, each
+    once the replicas before it are placed and Ready, before the rounds; every round then starts
+    with what the one before created Ready."""
     configure_logging(debug=debug)
     with yamlio.collector_paused():
         inputs = read(paths)
@@ -339,7 +389,7 @@ def plan(
             inputs = replace(inputs, replicas=tuple(assumed_doc(d) for d in inputs.replicas))
         compositions = load.compositions(apis or load.default_apis())
         usage = Usage()
-        state = asyncio.run(_rounds(inputs, compositions, max_rounds, usage))
+        state = asyncio.run(_rounds(inputs, compositions, max_rounds, usage, arrive_in_order=arrive_in_order))
         reads_deployments(usage)
         quotas.record(usage)
         clusters = clusters_of(inputs.fleet)
