@@ -30,23 +30,27 @@ class Scarcity:
     """Pressure per pool kind from other deployments' statements, and what taking a pool of it costs."""
 
     def __init__(self, clusters: Sequence[Cluster], demands: Sequence[StatedDemand], *, me: tuple[str, str]) -> None:
-        nodes: dict[str, Counter[str]] = {}  # cluster -> kind -> nodes
+        nodes: dict[str, dict[str, int]] = {}  # cluster -> kind -> nodes
         self._kinds: dict[tuple[str, str], str] = {}  # (cluster, pool) -> kind
         total: Counter[str] = Counter()
         for c in clusters:
-            here = nodes.setdefault(c.name, Counter())
+            here = nodes.setdefault(c.name, {})
             for p in c.pools:
                 kind = pool_kind(p)
                 self._kinds[(c.name, p.name)] = kind
-                here[kind] += p.nodes
+                here[kind] = here.get(kind, 0) + p.nodes
                 total[kind] += p.nodes
         pressure: dict[str, float] = {}  # summed in statement order: the same in every process
+        usable_memo: dict[tuple[tuple[str, ...], bool, tuple[str, ...]], int] = {}  # many state alike
         for d in demands:
             if d.key == me or not d.placeable() or d.replicas <= 0:
                 continue
             for engine in d.engines:
                 wanted = {o.kind: o.cost for o in engine.options if total[o.kind]}
-                usable = _usable_nodes(d, wanted, nodes, total)
+                key = (d.clusters, d.all_but, tuple(wanted))
+                usable = usable_memo.get(key)
+                if usable is None:
+                    usable = usable_memo[key] = _usable_nodes(d, wanted, nodes, total)
                 if usable <= 0:
                     continue
                 for kind, cost in wanted.items():
@@ -64,10 +68,13 @@ class Scarcity:
 
 
 def _usable_nodes(
-    demand: StatedDemand, wanted: dict[str, int], nodes: dict[str, Counter[str]], total: Counter[str]
+    demand: StatedDemand, wanted: dict[str, int], nodes: dict[str, dict[str, int]], total: Counter[str]
 ) -> int:
     """Nodes of the kinds in `wanted` on the clusters `demand` may use."""
-    if demand.all_but:  # the fleet, less the few clusters it may not use
-        excluded = sum(nodes.get(c, Counter())[k] for c in demand.clusters for k in wanted)
-        return sum(total[k] for k in wanted) - excluded
-    return sum(nodes.get(c, Counter())[k] for c in demand.clusters for k in wanted)
+    listed = 0
+    for c in demand.clusters:
+        for kind, n in nodes.get(c, {}).items():  # a cluster has a few kinds; a statement may want many
+            if kind in wanted:
+                listed += n
+    # all_but: the fleet, less the few clusters it may not use
+    return sum(total[k] for k in wanted) - listed if demand.all_but else listed

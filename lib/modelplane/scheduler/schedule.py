@@ -209,7 +209,8 @@ def schedule(
         policy.release(deployment.namespace, k.cluster, _charges(k), team_use, sign=1)
     limited = policy.active and policy.quota_of(deployment.namespace) is not None
 
-    scarcity = Scarcity(fleet, fleet_demand, me=me_key) if fleet_demand and count > 0 else None
+    others_state = fleet_demand is not None and any(d.key != me_key for d in fleet_demand)
+    scarcity = Scarcity(fleet, fleet_demand, me=me_key) if fleet_demand and others_state and count > 0 else None
 
     def place(on: Ledger) -> BindOutcome:
         gate = QuotaGate(policy, deployment.namespace, Counter(team_use)) if limited else None
