@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import pytest
-from modelplane.model import Cluster, Deployment, DeviceGroup, ModelReplica, PoolCharge, Role
+from modelplane.model import Cluster, Deployment, DeviceGroup, ModelReplica, PoolCharge, PoolPacking, Role
 from modelplane.scheduler import schedule
 from modelplane.scheduler.result import Move
 from modelplane.scheduler.state import statements
@@ -360,3 +360,41 @@ def test_a_successor_never_takes_back_the_room_its_move_frees(case: FreedCase) -
         {name: outline(r) for name, r in got.items()},
         tuple(m.text() for m in got["gang"].moves),
     ) == (case.want, case.want_moves)
+
+
+# The same two one-GPU holders, on one node of a shared pool (packing: Devices) this time, and an
+# eight-GPU deployment that needs the node whole. Several leavers of one shared pool never make
+# room: each owner's reconcile would work the room out again on a pool its successor changed.
+SHARED_FLEET = (
+    cluster("a", pools=[replace(pool("h100", nodes=1), packing=PoolPacking.DEVICES)]),
+    cluster("b", pools=[pool("a100", nodes=2, model="A100")]),
+)
+ON_SHARED = (
+    observed(ONE_GPU, cluster="a", index=0, pools="h100"),
+    observed(OTHER_GPU, cluster="a", index=0, pools="h100"),
+)
+EIGHT_H100 = deployment("eight", replicas=1, engines=gpu_engines(8, model="H100"))
+
+
+@dataclass(frozen=True)
+class SharedCase:
+    name: str
+    fleet: Sequence[ModelReplica]
+    want_moves: tuple[str, ...]
+
+
+SHARED_CASES = [
+    SharedCase(
+        "one holder of a shared pool's node leaves for it",
+        ON_SHARED[:1],
+        ("team-b/one-gpu#0 moves off a/h100 to make room for team-a/eight",),
+    ),
+    SharedCase("two holders of a shared pool's node would have to leave: nothing moves", ON_SHARED, ()),
+]
+
+
+@pytest.mark.parametrize("case", SHARED_CASES, ids=lambda c: c.name)
+def test_room_on_a_shared_pool_is_made_by_one_leaver_at_most(case: SharedCase) -> None:
+    everyone = [ONE_GPU, OTHER_GPU, EIGHT_H100]
+    got = schedule(EIGHT_H100, SHARED_FLEET, case.fleet, demands=stated(everyone, SHARED_FLEET))
+    assert tuple(m.text() for m in got.moves) == case.want_moves

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 from modelplane.model import Cluster, ModelReplica, PoolCharge
 from modelplane.scheduler.bind import Placement
+from modelplane.scheduler.capacity import shares_devices
 from modelplane.scheduler.demand import Demand
 from modelplane.scheduler.engines import cost_by_pool
 from modelplane.scheduler.filters import FilterRunner
@@ -261,6 +262,8 @@ class _Fleet:
             leaving = next(
                 (group[:n] for n in range(1, len(group) + 1) if self._fits_without(trial, cluster, group[:n])), group
             )
+            if len(leaving) > 1 and _on_shared_pool(cluster, leaving):
+                continue  # see _on_shared_pool
             if len(leaving) > budget - used:
                 break
             used += len(leaving)
@@ -369,6 +372,18 @@ class _Fleet:
             room=room,
             evicted=step.evicted,
         )
+
+
+def _on_shared_pool(cluster: Cluster, leaving: Sequence[ModelReplica]) -> bool:
+    """Whether any of `leaving` holds devices of a shared pool (`packing: Devices`) of `cluster`.
+
+    Room made by several replicas leaving a shared pool does not hold still: each owner's reconcile
+    works the moves out again on a fleet its successor has changed, where a pool's pods of several
+    sizes fit other room, so successors and leavers can trade places round after round while the
+    blocked replica never fits (measured: one deployment moving twenty times in a settle).
+    """
+    shared = {p.name for p in cluster.pools if shares_devices(p)}
+    return any(pool in shared for r in leaving for pool, charge in r.charges_by_pool().items() if charge.groups)
 
 
 def beyond_held(room: Mapping[str, PoolCharge], leaving: Sequence[ModelReplica]) -> dict[str, PoolCharge]:
