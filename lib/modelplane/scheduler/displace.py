@@ -20,7 +20,8 @@ from the same observed fleet, so concurrent reconciles agree on who moves and on
   successor is placed, so a successor can never land on the very room its move frees (the owner's
   schedule() charges the same room, Move.room, before placing it). A deployment above its
   replica count already has the successor. Where one is not enough (a two-node gang whose pool
-  two replicas hold), the candidates on one cluster leave together, each with its successor.
+  two replicas hold), the candidates on one cluster leave together, each with its successor;
+  not on a shared pool (packing: Devices), where one leaver at most makes room (_on_shared_pool).
 - Each move is applied to the trial fleet (the successor and the blocked replica placed, the
   replica gone) before the next blocked deployment is served, so moves never claim the same room.
 
