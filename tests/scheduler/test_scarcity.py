@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
-from modelplane.model import Deployment, ModelReplica
+from modelplane.model import Deployment, ModelReplica, PoolPacking
 from modelplane.scheduler import schedule
 from modelplane.scheduler.scarcity import Scarcity
 from modelplane.scheduler.state import statements
@@ -80,3 +80,13 @@ def test_the_deployment_asking_never_presses_on_itself() -> None:
         "a": 0.25,  # SMALL's one node over the four it could use
         "b": 0.25,
     }
+
+
+def test_shared_pools_pay_no_scarcity() -> None:
+    """On `packing: Devices` pools a pod holds devices, not nodes: best fit decides, as without statements."""
+    shared = tuple(replace(c, pools=tuple(replace(p, packing=PoolPacking.DEVICES) for p in c.pools)) for c in FLEET)
+    result = schedule(SMALL, shared, [], demands=statements([SMALL, HOPPER], shared))
+    assert (outline(result), [s.scores.get("scarce") for s in result.diagnosis.scores]) == (
+        Outline(replicas=("a/0 main@h100",), created=("a/0",), message="Scheduled 1 of 1 replicas."),
+        [None, None],
+    )
