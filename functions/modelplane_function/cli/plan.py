@@ -33,7 +33,7 @@ from modelplane_function.cli.render import load, yamlio
 from modelplane_function.cli.render.cause import with_causes
 from modelplane_function.cli.render.contained import contained
 from modelplane_function.cli.render.defaults import namespace_notes
-from modelplane_function.cli.render.demands import reads_deployments, stated
+from modelplane_function.cli.render.demands import namespace_labels, reads_deployments, stated
 from modelplane_function.cli.render.driver import configure_logging, render_with, serving
 from modelplane_function.cli.render.errors import RenderFailure
 from modelplane_function.cli.render.explain import blocked_by, clusters_of, fleet_view, rollout_preview
@@ -343,23 +343,16 @@ def _outcome(
     return DeploymentOutcome(view=view, reason=reason, message=message, failures=replica_failures, blocked_by=blocked)
 
 
-def _policy(docs: Iterable[Doc]) -> FleetPolicy | None:
+def _policy(docs: Sequence[Doc]) -> FleetPolicy | None:
     """The FleetQuotas among the inputs (None without any), namespaces matched by the input Namespaces' labels."""
     quotas: list[FleetQuota] = []
-    labels: dict[str, dict[str, str]] = {}
     for doc in docs:
-        if (doc.head.get("apiVersion"), doc.head.get("kind")) == (names.API_VERSION, names.KIND_QUOTA):
+        if is_ours(doc.head, names.KIND_QUOTA):
             try:
                 quotas.append(api.parse_quota(to_dict(doc.struct())))
             except SpecError:
                 continue  # the function leaves it out too
-        elif (doc.head.get("apiVersion"), doc.head.get("kind")) == ("v1", "Namespace"):
-            meta = doc.head.get("metadata")
-            meta = meta if isinstance(meta, Mapping) else {}
-            found = meta.get("labels")
-            if isinstance(meta.get("name"), str):
-                labels[meta["name"]] = {str(k): str(v) for k, v in found.items()} if isinstance(found, Mapping) else {}
-    return FleetPolicy(quotas=quotas, namespace_labels=labels) if quotas else None
+    return FleetPolicy(quotas=quotas, namespace_labels=namespace_labels(docs)) if quotas else None
 
 
 def plan(

@@ -47,7 +47,7 @@ from modelplane.scheduler.demand import Demand
 from modelplane.scheduler.engines import cost_by_pool
 from modelplane.scheduler.filters import FilterRunner
 from modelplane.scheduler.ledger import Ledger
-from modelplane.scheduler.policy import FleetPolicy, Use
+from modelplane.scheduler.policy import FleetPolicy, Shares, Use
 from modelplane.scheduler.result import Move
 from modelplane.stated import StatedDemand, pool_kind
 
@@ -66,6 +66,7 @@ def find_moves(
     *,
     caller: tuple[str, str] | None = None,
     policy: FleetPolicy | None = None,
+    shares: Shares | None = None,
 ) -> tuple[Move, ...]:
     """The moves the fleet should make now, the same whichever deployment asks.
 
@@ -78,14 +79,16 @@ def find_moves(
     `policy` (quotas and priorities) serves blocked demand in its rank, and lets it evict where no
     successor can be placed (policy.py: reclaim, preemption). Evictions make room for at most its
     quota's `max_evictions` replicas of one blocked deployment at once: none while room is already
-    being freed for it (replicas being deleted would let it fit).
+    being freed for it (replicas being deleted would let it fit). `shares`, what the caller already
+    read of the fleet under that policy (policy.shares over the same clusters and replicas).
     """
     policy = policy if policy is not None else FleetPolicy()
     live = [r for r in replicas if not r.deleting]
     count = Counter(_owner(r) for r in live)
-    use = policy.usage(clusters, replicas)
-    kinds = policy.resource_kinds(clusters) if policy.active else {}
-    rank = ranking(policy, use, kinds)
+    shares = shares if shares is not None else policy.shares(clusters, replicas)
+    use = Counter(shares.use)  # evictions on the trial fleet change it
+    kinds = shares.kinds
+    rank = ranking(policy, shares.use, kinds)
     blocked = sorted((d for d in demands if d.placeable() and d.replicas > count[d.key]), key=rank)
     if not blocked:
         return ()

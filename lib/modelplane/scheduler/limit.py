@@ -32,7 +32,6 @@ class QuotaGate:
         return self.policy.over_limit(self.namespace, cluster, cost_by_pool(tuple(options)), self.use)
 
     def charge(self, cluster: Cluster, charges: Mapping[str, PoolCharge]) -> None:
-        before = sum(self.use.values())
-        self.policy.release(self.namespace, cluster, charges, self.use, sign=1)
-        if sum(self.use.values()) != before:
+        """Add a placement to the team's use; the generation moves only when it costs some GPU kind."""
+        if self.policy.release(self.namespace, cluster, charges, self.use, sign=1):
             self.generation += 1

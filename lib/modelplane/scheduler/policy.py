@@ -36,6 +36,14 @@ REASON_PREEMPTED = "Preempted"
 Use = Counter[tuple[str, str]]  # (quota, resource) -> GPUs
 
 
+@dataclass(frozen=True, slots=True)
+class Shares:
+    """Each quota's GPUs in use, by (quota, kind), and per GPU kind the pool kinds that have it."""
+
+    use: Use
+    kinds: Mapping[str, frozenset[str]]
+
+
 @dataclass(slots=True)
 class FleetPolicy:
     """Quotas and priorities over one fleet; per-pool GPU counts are worked out once per call."""
@@ -47,6 +55,9 @@ class FleetPolicy:
     matcher: DeviceMatcher = field(default_factory=DeviceMatcher)
     _per_node: dict[tuple[str, str, str], int] = field(default_factory=dict[tuple[str, str, str], int])
     _of_namespace: dict[str, FleetQuota | None] = field(default_factory=dict[str, FleetQuota | None])
+    _pools: dict[str, tuple[Cluster, dict[str, NodePool]]] = field(
+        default_factory=dict[str, tuple[Cluster, dict[str, NodePool]]]
+    )
 
     def __post_init__(self) -> None:
         self.quotas = tuple(sorted(self.quotas, key=lambda q: q.name))
@@ -93,7 +104,10 @@ class FleetPolicy:
 
     def gpus(self, cluster: Cluster, charges: Mapping[str, PoolCharge], resource: QuotaResource) -> int:
         """What `charges` on `cluster` cost in `resource`: whole nodes' devices, or the devices claimed."""
-        pools = {p.name: p for p in cluster.pools}
+        cached = self._pools.get(cluster.name)
+        if cached is None or cached[0] is not cluster:  # once per cluster: usage asks for every replica and kind
+            cached = self._pools[cluster.name] = (cluster, {p.name: p for p in cluster.pools})
+        pools = cached[1]
         total = 0
         for name, charge in charges.items():
             pool = pools.get(name)
@@ -171,6 +185,11 @@ class FleetPolicy:
             for r in quota.resources
         )
 
+    def shares(self, clusters: Sequence[Cluster], replicas: Iterable[ModelReplica]) -> Shares:
+        """What ranking reads of the fleet: each quota's use, and the pool kinds with each GPU kind."""
+        kinds = self.resource_kinds(clusters) if self.active else {}
+        return Shares(use=self.usage(clusters, replicas), kinds=MappingProxyType(kinds))
+
     def resource_kinds(self, clusters: Iterable[Cluster]) -> dict[str, frozenset[str]]:
         """Per resource name of every quota, the pool kinds of the fleet that have its devices."""
         out: dict[str, set[str]] = {}
@@ -231,10 +250,14 @@ class FleetPolicy:
 
     def release(
         self, namespace: str, cluster: Cluster, charges: Mapping[str, PoolCharge], use: Use, *, sign: int = -1
-    ) -> None:
-        """Take a replica's GPUs off (sign=1: add them to) its team's use."""
+    ) -> int:
+        """Take a replica's GPUs off (sign=1: add them to) its team's use; the GPUs moved, over every kind."""
         quota = self.quota_of(namespace)
         if quota is None:
-            return
+            return 0
+        moved = 0
         for r in quota.resources:
-            use[(quota.name, r.name)] += sign * self.gpus(cluster, charges, r)
+            gpus = self.gpus(cluster, charges, r)
+            use[(quota.name, r.name)] += sign * gpus
+            moved += gpus
+        return moved

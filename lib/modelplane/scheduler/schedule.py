@@ -22,7 +22,7 @@ from modelplane.model import Cluster, Deployment, ModelReplica, PoolCharge
 from modelplane.scheduler.arbitrate import left_over, yield_reason
 from modelplane.scheduler.bind import BindOutcome, bind
 from modelplane.scheduler.capacity import PoolCapacity, take_all
-from modelplane.scheduler.displace import Rank, find_moves, ranking
+from modelplane.scheduler.displace import find_moves, ranking
 from modelplane.scheduler.engines import EngineOptions, cost_by_pool
 from modelplane.scheduler.filters import Context, FilterRunner
 from modelplane.scheduler.ledger import Ledger
@@ -140,7 +140,10 @@ def schedule(
         elif cluster is not None:
             kept.append(Kept(observed=r, cluster=cluster, options=verdict))
     check_placeable(deployment, fleet, lost_pool, engines, matcher)
-    moves = find_moves(fleet, observed, fleet_demand, caller=me_key, policy=policy) if fleet_demand else ()
+    shares = policy.shares(fleet, observed)  # read once: moves and held room rank demand by it
+    moves = (
+        find_moves(fleet, observed, fleet_demand, caller=me_key, policy=policy, shares=shares) if fleet_demand else ()
+    )
     # One change at a time: not while a rollout is under way or a replica already has to leave.
     acting = not stale and not removed
     making_room = {k.observed.name for k in kept if acting and any(m.replica.name == k.observed.name for m in moves)}
@@ -234,7 +237,13 @@ def schedule(
 
     reserved = (
         hold_room(
-            stated, fleet, observed, fleet_demand, ledger=ledger, place=place, rank=_ranking(policy, fleet, observed)
+            stated,
+            fleet,
+            observed,
+            fleet_demand,
+            ledger=ledger,
+            place=place,
+            rank=ranking(policy, shares.use, shares.kinds),
         )
         if fleet_demand and count > 0
         else ()
@@ -378,13 +387,6 @@ def _retained(deployment: Deployment, k: Kept) -> ModelReplica:
 
 
 _EVICTED = {REASON_RECLAIMED: RETAIN_RECLAIMED, REASON_PREEMPTED: RETAIN_PREEMPTED}
-
-
-def _ranking(
-    policy: FleetPolicy, fleet: Sequence[Cluster], observed: Sequence[ModelReplica]
-) -> Callable[[StatedDemand], Rank]:
-    kinds = policy.resource_kinds(fleet) if policy.active else {}
-    return ranking(policy, policy.usage(fleet, observed), kinds)
 
 
 def _charges(k: Kept) -> Mapping[str, PoolCharge]:

@@ -28,7 +28,7 @@ from modelplane_function.cli.render.xr import is_ours, name_of, namespace_of
 from modelplane_function.handlers.convert import to_dict
 
 
-def _labels(docs: Iterable[Doc]) -> dict[str, dict[str, str]]:
+def namespace_labels(docs: Iterable[Doc]) -> dict[str, dict[str, str]]:
     """Namespace name -> labels, from the Namespaces among `docs`."""
     out: dict[str, dict[str, str]] = {}
     for doc in docs:
@@ -70,7 +70,7 @@ def reads_deployments(usage: Usage) -> bool:
 def stated(deployments: Sequence[tuple[Doc, Mapping[str, Any]]], fleet: Sequence[Doc]) -> list[tuple[Doc, Doc]]:
     """(the ModelDemand, its ModelDeployment's document) for each of `deployments`, given the fleet in `fleet`."""
     clusters = clusters_of(fleet)
-    labels = _labels(fleet)
+    labels = namespace_labels(fleet)
     caches = [
         to_dict(d.struct())
         for d in fleet
